@@ -1,0 +1,37 @@
+"""kvlimit: a bounded KV cache (`cache_limit=`) for Hugging Face transformers generation.
+
+    import kvlimit
+    out = kvlimit.generate(model, **inputs, cache_limit=1024, max_new_tokens=100_000)
+    out = model.generate(**inputs, custom_generate=kvlimit.generate, cache_limit=1024, policy="window")
+    kvlimit.enable(model); model.generate(**inputs, cache_limit="256MiB", num_beams=4)
+
+Importing kvlimit patches nothing. See README.md for the semantics and supported families.
+"""
+
+from .cache import BoundedCache, StepInputs
+from .config import LimitConfig
+from .generation import build_cache, disable, enable, generate, kv_bytes_per_token
+from .integrations.hf import UnsupportedModelError, inspect_model, supported_families
+from .policies import POLICIES, EvictionPolicy, Sinks, Window, make_policy
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "POLICIES",
+    "BoundedCache",
+    "EvictionPolicy",
+    "LimitConfig",
+    "Sinks",
+    "StepInputs",
+    "UnsupportedModelError",
+    "Window",
+    "__version__",
+    "build_cache",
+    "disable",
+    "enable",
+    "generate",
+    "inspect_model",
+    "kv_bytes_per_token",
+    "make_policy",
+    "supported_families",
+]

@@ -1,0 +1,154 @@
+"""What a caller asks for: the cache limit, the eviction policy and how positions are handled.
+
+Contract: `LimitConfig.create(...)` validates every argument and raises `ValueError` naming the
+parameter and what is allowed; a `LimitConfig` that exists is valid. A byte budget
+(`cache_limit="256MiB"`) stays a byte budget here; `tokens_for(...)` turns it into a token limit
+once the model and batch are known.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .policies import EvictionPolicy, make_policy
+
+#: Ways the kept tokens of a learned-absolute-position model (GPT-2, OPT, GPT-BigCode) get positions.
+ABSOLUTE_POSITION_MODES = ("reencode", "clamp")
+#: Values of the `positions=` argument.
+POSITION_MODES = ("auto", *ABSOLUTE_POSITION_MODES)
+
+_BYTE_UNITS = {
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+_BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*$")
+
+
+def parse_bytes(text: str, *, parameter: str = "cache_limit") -> int:
+    """Parse a memory size such as ``"256MiB"``, ``"1.5GB"`` or ``"4096B"`` into bytes."""
+    match = _BYTES_RE.match(text)
+    unit = match.group(2).lower() if match else ""
+    if not match or unit not in _BYTE_UNITS:
+        raise ValueError(
+            f"{parameter}={text!r} is not a token count or a memory size; use a positive integer of "
+            f"tokens (e.g. 1024) or a size with one of the units {', '.join(_unit_names())} (e.g. '256MiB')"
+        )
+    size = int(float(match.group(1)) * _BYTE_UNITS[unit])
+    if size <= 0:
+        raise ValueError(f"{parameter}={text!r} must be a positive memory size")
+    return size
+
+
+def _unit_names() -> list[str]:
+    return ["B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"]
+
+
+def suggest(name: str, choices: list[str] | tuple[str, ...]) -> str:
+    """A ' (did you mean X?)' suffix for an unknown name, or '' when nothing is close."""
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+@dataclass(frozen=True)
+class LimitConfig:
+    """A validated request for a bounded cache.
+
+    Attributes:
+        cache_limit_tokens: the most tokens the cache may hold per sequence, or None when the
+            limit was given in bytes (see `cache_limit_bytes`).
+        cache_limit_bytes: a byte budget for the whole cache (all layers, all rows), or None.
+        policy: the eviction policy object.
+        positions: "auto", or for learned-absolute-position models "reencode" / "clamp".
+        prefill_chunk: tokens per forward when a prompt is longer than the limit (None: automatic).
+    """
+
+    cache_limit_tokens: int | None
+    cache_limit_bytes: int | None
+    policy: EvictionPolicy
+    positions: str = "auto"
+    prefill_chunk: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def create(
+        cls,
+        cache_limit: int | str,
+        policy: str | EvictionPolicy | None = None,
+        *,
+        positions: str | None = None,
+        prefill_chunk: int | None = None,
+        **policy_settings: Any,
+    ) -> LimitConfig:
+        """Validate user arguments. `policy_settings` (e.g. ``n_sink=2``) configure a policy named by string."""
+        tokens: int | None = None
+        budget: int | None = None
+        if isinstance(cache_limit, bool) or not isinstance(cache_limit, int | str):
+            raise ValueError(
+                f"cache_limit must be a positive int (tokens) or a memory size string such as '256MiB'; "
+                f"got {cache_limit!r} of type {type(cache_limit).__name__}"
+            )
+        if isinstance(cache_limit, str):
+            if cache_limit.strip().isdigit():
+                tokens = int(cache_limit)
+            else:
+                budget = parse_bytes(cache_limit)
+        else:
+            tokens = cache_limit
+        if tokens is not None and tokens <= 0:
+            raise ValueError(f"cache_limit must be a positive number of tokens; got {cache_limit!r}")
+
+        policy_obj = make_policy(policy, **policy_settings)
+        if tokens is not None:
+            policy_obj.check_limit(tokens)
+
+        mode = "auto" if positions is None else positions
+        if mode not in POSITION_MODES:
+            raise ValueError(
+                f"positions={positions!r} is not one of {', '.join(map(repr, POSITION_MODES))}{suggest(str(positions), POSITION_MODES)}"
+            )
+        if prefill_chunk is not None:
+            if isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk <= 0:
+                raise ValueError(f"prefill_chunk must be a positive int or None; got {prefill_chunk!r}")
+            if tokens is not None:
+                room = tokens - policy_obj.protected_tokens
+                if prefill_chunk > room:
+                    raise ValueError(
+                        f"prefill_chunk={prefill_chunk} is larger than the room the policy leaves in the cache "
+                        f"(cache_limit {tokens} - {policy_obj.protected_tokens} protected tokens = {room}); "
+                        f"use prefill_chunk <= {room}"
+                    )
+        return cls(tokens, budget, policy_obj, mode, prefill_chunk)
+
+    def tokens_for(self, bytes_per_token_per_row: int, rows: int) -> int:
+        """The token limit per row: the given one, or the largest that fits the byte budget."""
+        if self.cache_limit_tokens is not None:
+            return self.cache_limit_tokens
+        assert self.cache_limit_bytes is not None
+        tokens = self.cache_limit_bytes // max(1, bytes_per_token_per_row * rows)
+        if tokens <= self.policy.protected_tokens:
+            need = (self.policy.protected_tokens + 1) * bytes_per_token_per_row * rows
+            raise ValueError(
+                f"cache_limit={self.cache_limit_bytes} bytes holds only {tokens} tokens per sequence for this "
+                f"model and batch ({rows} rows x {bytes_per_token_per_row} bytes per token); "
+                f"it needs at least {need} bytes"
+            )
+        self.policy.check_limit(tokens)
+        return tokens
+
+    def describe(self) -> str:
+        limit = (
+            f"{self.cache_limit_tokens} tokens"
+            if self.cache_limit_tokens is not None
+            else f"{self.cache_limit_bytes} bytes"
+        )
+        return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}"

@@ -1,0 +1,265 @@
+"""`kvlimit.generate` and `kvlimit.enable`: a `cache_limit=` argument for transformers' generate.
+
+Contract
+--------
+- `kvlimit.generate(model, input_ids=..., attention_mask=..., cache_limit=N, **generate_kwargs)`
+  and `model.generate(..., custom_generate=kvlimit.generate, cache_limit=N)` run transformers' own
+  decoding loops (greedy, sampling, beam search, beam sampling) with a `BoundedCache` that never
+  holds more than N tokens per row. Without `cache_limit` both behave exactly like stock generate.
+- `kvlimit.enable(model)` opts one model instance in: afterwards `model.generate(..., cache_limit=N)`
+  works; calls without `cache_limit` go to stock generate untouched. Nothing is patched at import.
+- Bad arguments raise `ValueError` naming the parameter; unsupported models and decoding modes
+  raise errors that say what is supported. With `return_dict_in_generate=True` the output's
+  `cache` (alias `past_key_values`) is the `BoundedCache`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import logging
+from typing import Any
+
+import torch
+
+from .cache import BoundedCache, LayerLayout
+from .config import LimitConfig
+from .integrations import hf
+from .policies import EvictionPolicy
+
+logger = logging.getLogger(__name__)
+
+#: Positions grow this far past the limit before RoPE keys are rebased (floats stay exact).
+_REBASE_MIN = 32768
+
+
+def generate(
+    model: Any,
+    input_ids: torch.Tensor | None = None,
+    logits_processor: Any = None,
+    stopping_criteria: Any = None,
+    generation_config: Any = None,
+    *,
+    cache_limit: int | str | None = None,
+    policy: str | EvictionPolicy | None = None,
+    n_sink: int | None = None,
+    positions: str | None = None,
+    prefill_chunk: int | None = None,
+    streamer: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """Generate with at most `cache_limit` tokens of KV cache per sequence.
+
+    Args:
+        model: a transformers causal LM of a supported family (`kvlimit.supported_families()`).
+        input_ids: (batch, prompt) token ids, left-padded for batches (with `attention_mask`).
+        cache_limit: the most tokens the cache holds per sequence (int), or a memory budget for the
+            whole cache such as "256MiB". None: stock generate.
+        policy: "sinks" (default: StreamingLLM, first `n_sink` tokens + most recent), "window", or
+            an `EvictionPolicy` object.
+        n_sink: sink tokens kept by the "sinks" policy (default 4).
+        positions: "auto"; for learned-absolute-position models (gpt2, opt, gpt_bigcode) also
+            "reencode" (default: re-encode the kept window when positions would leave the table)
+            or "clamp" (cheap: positions stop at the table's last entry).
+        prefill_chunk: tokens per forward when the prompt is longer than the limit
+            (default: a quarter of the unprotected limit).
+        streamer: a transformers streamer; receives the tokens as they are generated.
+        **kwargs: anything transformers' `generate` takes (max_new_tokens, do_sample, num_beams, ...).
+
+    Returns:
+        What transformers' `generate` returns: a tensor of sequences, or a `ModelOutput` with
+        `return_dict_in_generate=True` whose `cache` is the `BoundedCache`.
+    """
+    if not hf.is_prepared_call(logits_processor, stopping_criteria, generation_config, kwargs):
+        return _generate_from_user(
+            model,
+            input_ids,
+            logits_processor,
+            stopping_criteria,
+            generation_config,
+            cache_limit=cache_limit,
+            policy=policy,
+            n_sink=n_sink,
+            positions=positions,
+            prefill_chunk=prefill_chunk,
+            streamer=streamer,
+            **kwargs,
+        )
+    assert input_ids is not None
+    call = hf.generate_call_locals()
+    streamer = streamer if streamer is not None else call.get("streamer")
+    mode = hf.generation_mode(generation_config, call.get("assistant_model"))
+    if cache_limit is None:
+        if any(v is not None for v in (policy, n_sink, positions, prefill_chunk)):
+            raise ValueError("policy, n_sink, positions and prefill_chunk need cache_limit; pass cache_limit=N")
+        return hf.run_decoding(model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs)
+
+    config = LimitConfig.create(cache_limit, policy, positions=positions, prefill_chunk=prefill_chunk, n_sink=n_sink)
+    hf.check_decoding_mode(mode)
+    spec = hf.inspect_model(model)
+    if not generation_config.use_cache:
+        raise ValueError("use_cache=False cannot be combined with cache_limit: the limit bounds the cache")
+    if kwargs.get("inputs_embeds") is not None:
+        raise ValueError("kvlimit does not support inputs_embeds; pass input_ids")
+    generation_config = copy.deepcopy(generation_config)
+    rows, prompt_length = input_ids.shape
+    cache = _cache_for_call(model, spec, config, kwargs, rows, int(generation_config.max_length))
+    chunk = _prefill_chunk(config, cache, prompt_length)
+    if chunk is not None:
+        generation_config.prefill_chunk_size = chunk
+    kwargs["cache"] = cache
+    logger.info(
+        "kvlimit: %s, %d rows, %s, %d slots allocated%s",
+        config.describe(),
+        rows,
+        spec.scheme,
+        cache.slots,
+        f", prefill in chunks of {chunk}" if chunk else "",
+    )
+    with hf.steer_generation(model, cache, spec):
+        return hf.run_decoding(model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs)
+
+
+def _generate_from_user(
+    model: Any,
+    input_ids: torch.Tensor | None,
+    logits_processor: Any,
+    stopping_criteria: Any,
+    generation_config: Any,
+    *,
+    cache_limit: int | str | None,
+    streamer: Any,
+    **options: Any,
+) -> Any:
+    """A direct call `kvlimit.generate(model, ...)`: validate, then go through transformers' generate."""
+    limit_options = {k: options.pop(k) for k in ("policy", "n_sink", "positions", "prefill_chunk")}
+    if input_ids is not None:
+        options["input_ids"] = input_ids
+    for name, value in (
+        ("generation_config", generation_config),
+        ("logits_processor", logits_processor),
+        ("stopping_criteria", stopping_criteria),
+        ("streamer", streamer),
+    ):
+        if value is not None:
+            options[name] = value
+    if cache_limit is None:
+        if any(v is not None for v in limit_options.values()):
+            raise ValueError("policy, n_sink, positions and prefill_chunk need cache_limit; pass cache_limit=N")
+        return hf.stock_generate(model, **options)
+    # fail fast, before transformers prepares anything
+    LimitConfig.create(
+        cache_limit,
+        limit_options["policy"],
+        positions=limit_options["positions"],
+        prefill_chunk=limit_options["prefill_chunk"],
+        n_sink=limit_options["n_sink"],
+    )
+    hf.inspect_model(model)
+    return hf.stock_generate(model, custom_generate=generate, cache_limit=cache_limit, **limit_options, **options)
+
+
+def _cache_for_call(
+    model: Any, spec: hf.ModelSpec, config: LimitConfig, kwargs: dict[str, Any], rows: int, max_length: int
+) -> BoundedCache:
+    existing = kwargs.get("cache")
+    if isinstance(existing, BoundedCache):
+        if config.cache_limit_tokens is not None and existing.cache_limit != config.cache_limit_tokens:
+            raise ValueError(
+                f"cache_limit={config.cache_limit_tokens} differs from the passed BoundedCache's limit {existing.cache_limit}"
+            )
+        return existing
+    if existing is not None and getattr(existing, "_is_user_defined", False):
+        raise ValueError("with cache_limit, pass no cache (kvlimit builds one) or a kvlimit.BoundedCache to continue")
+    limit = config.tokens_for(kv_bytes_per_token(model), rows)
+    return build_cache(model, spec, config, limit, max_length)
+
+
+def build_cache(model: Any, spec: hf.ModelSpec, config: LimitConfig, limit: int, max_length: int | None) -> BoundedCache:
+    """A `BoundedCache` for `model` with `limit` tokens per row."""
+    kinds = []
+    for layer_type, window in zip(spec.layer_types, spec.sliding_windows, strict=True):
+        # a model's own sliding window smaller than the limit already bounds its layer: keep it
+        kinds.append("sliding" if layer_type == "sliding_attention" and window is not None and window < limit else "bounded")
+    if "sliding" in kinds and "bounded" in kinds and not spec.mask_dict:
+        raise hf.UnsupportedModelError(
+            f"{spec.model_type} mixes sliding and full attention layers but its forward takes no dict of masks; "
+            f"use cache_limit <= {min(w for w in spec.sliding_windows if w is not None)}"
+        )
+    layout = LayerLayout(kinds=kinds, sliding_windows=spec.sliding_windows, rope=spec.rope, layer_types=spec.layer_types)
+    absolute_mode = "reencode"
+    if config.positions != "auto":
+        if spec.positions != "absolute":
+            raise ValueError(
+                f"positions={config.positions!r} applies to learned absolute positions (gpt2, opt, gpt_bigcode); "
+                f"{spec.model_type} uses {spec.scheme}, whose kept tokens always take in-cache positions"
+            )
+        absolute_mode = config.positions
+    rebase_after = None
+    if spec.positions == "rope":
+        rebase_after = max(4 * limit, _REBASE_MIN)
+        if spec.position_bound is not None:
+            rebase_after = min(rebase_after, spec.position_bound)
+    cache = BoundedCache(
+        limit,
+        config.policy,
+        layout,
+        position_kind=spec.positions,
+        max_length=max_length,
+        position_bound=spec.position_bound,
+        absolute_mode=absolute_mode,
+        rebase_after=rebase_after,
+    )
+    if spec.positions == "absolute" and absolute_mode == "reencode":
+        cache.reencode_fn = hf.make_reencode_fn(model)
+    return cache
+
+
+def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int) -> int | None:
+    room = cache.cache_limit - cache.n_protected
+    if config.prefill_chunk is not None:
+        if config.prefill_chunk > room:
+            raise ValueError(f"prefill_chunk={config.prefill_chunk} exceeds the {room} unprotected tokens of the cache")
+        return config.prefill_chunk
+    if prompt_length <= cache.cache_limit:
+        return None
+    return max(1, min(1024, room // 4))
+
+
+def kv_bytes_per_token(model: Any) -> int:
+    """Bytes of keys and values one token takes in the cache of one sequence (all layers)."""
+    return hf.probe_kv_bytes_per_token(model)
+
+
+def enable(model: Any) -> Any:
+    """Opt `model` in: afterwards `model.generate(..., cache_limit=N)` uses a bounded cache.
+
+    Calls without `cache_limit` run transformers' generate untouched. Returns the model.
+    """
+    hf.inspect_model(model)  # fail now, not at the first generate
+    if getattr(model, "_kvlimit_enabled", False):
+        return model
+
+    @functools.wraps(type(model).generate)
+    def bounded_generate(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("cache_limit") is None:
+            for name in ("cache_limit", "policy", "n_sink", "positions", "prefill_chunk"):
+                if kwargs.get(name) is not None:
+                    raise ValueError(f"{name} needs cache_limit; pass cache_limit=N")
+                kwargs.pop(name, None)
+            return hf.stock_generate(model, *args, **kwargs)
+        if "custom_generate" in kwargs:
+            raise ValueError("custom_generate cannot be combined with cache_limit on a kvlimit-enabled model")
+        return hf.stock_generate(model, *args, custom_generate=generate, **kwargs)
+
+    model.generate = bounded_generate
+    model._kvlimit_enabled = True
+    return model
+
+
+def disable(model: Any) -> Any:
+    """Undo `enable(model)`. Returns the model."""
+    if getattr(model, "_kvlimit_enabled", False):
+        del model.generate
+        del model._kvlimit_enabled
+    return model

@@ -1,0 +1,490 @@
+"""Every transformers internal kvlimit depends on lives here (checked against transformers 5.25).
+
+Contract: the rest of kvlimit imports transformers classes and helpers only through this module.
+It provides
+
+- the cache base classes (`Cache`, `CacheLayerMixin`, `DynamicSlidingWindowLayer`);
+- `inspect_model(model) -> ModelSpec`: the model's family, positional scheme, per-layer RoPE
+  frequencies and layout, layer types and sliding windows; unsupported models get an error that
+  lists what is supported;
+- `steer_generation(...)`: a context manager that, for one `generate` call, replaces the model's
+  `prepare_inputs_for_generation` on the instance (never the class) so that every forward gets the
+  bounded cache's positions and attention mask;
+- `run_decoding(...)`: dispatch to transformers' own `_sample` / `_beam_search` loops;
+- `generate_call_locals()`: the `streamer` / `assistant_model` that `GenerationMixin.generate` does
+  not forward to a `custom_generate` callable, read from its frame.
+
+Facts this relies on (transformers 5.25): the model kwarg is `cache` (was `past_key_values`);
+`generate(custom_generate=callable)` prepares inputs, expands rows for beams, then calls the
+callable with `(model, input_ids, logits_processor=, stopping_criteria=, generation_config=,
+**custom_kwargs, **model_kwargs)` and swallows `streamer`; masks are built by `create_causal_mask`
+from a 2D mask read at columns `kv_offset + i` of `cache.get_mask_sizes`, with queries at
+`cache.get_query_offset`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import logging
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import torch
+from transformers import GenerationConfig, PreTrainedModel
+from transformers.cache_utils import (
+    Cache,
+    CacheLayerMixin,
+    DynamicCache,
+    DynamicSlidingWindowLayer,
+    get_layer_types_and_kwargs,
+)
+from transformers.generation.configuration_utils import GenerationMode
+from transformers.generation.logits_process import LogitsProcessorList
+from transformers.generation.stopping_criteria import StoppingCriteriaList
+from transformers.generation.utils import GenerationMixin
+from transformers.masking_utils import create_causal_mask, create_sliding_window_causal_mask
+
+from ..positions.rope import RopeSpec
+
+if TYPE_CHECKING:
+    from ..cache import BoundedCache
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "Cache",
+    "CacheLayerMixin",
+    "DynamicCache",
+    "DynamicSlidingWindowLayer",
+    "GenerationConfig",
+    "GenerationMode",
+    "LogitsProcessorList",
+    "ModelSpec",
+    "StoppingCriteriaList",
+    "UnsupportedModelError",
+    "generate_call_locals",
+    "inspect_model",
+    "run_decoding",
+    "steer_generation",
+]
+
+PositionKind = Literal["rope", "alibi", "absolute", "none"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """What kvlimit knows about one `model_type`."""
+
+    positions: PositionKind
+    interleaved: bool = False  # RoPE layout: GPT-J style pairs instead of half-split
+    mask_dict: bool = False  # the model accepts a dict of masks keyed by layer type
+
+
+#: Supported decoder-only model types. Falcon and MPT are resolved per config (rope or ALiBi).
+FAMILIES: dict[str, Family] = {
+    # RoPE, half-split layout (Llama style); partial rotary where the config says so
+    "llama": Family("rope"),
+    "mistral": Family("rope"),
+    "mixtral": Family("rope"),
+    "qwen2": Family("rope", mask_dict=True),
+    "qwen2_moe": Family("rope", mask_dict=True),
+    "qwen3": Family("rope", mask_dict=True),
+    "qwen3_moe": Family("rope", mask_dict=True),
+    "gemma": Family("rope"),
+    "gemma2": Family("rope", mask_dict=True),
+    "gemma3_text": Family("rope", mask_dict=True),
+    "phi": Family("rope"),
+    "phi3": Family("rope"),
+    "stablelm": Family("rope"),
+    "gpt_neox": Family("rope"),
+    "starcoder2": Family("rope"),
+    "olmo": Family("rope"),
+    "olmo2": Family("rope"),
+    "granite": Family("rope"),
+    "smollm3": Family("rope", mask_dict=True),
+    "falcon": Family("rope"),
+    # RoPE, interleaved pairs
+    "gptj": Family("rope", interleaved=True),
+    # ALiBi
+    "bloom": Family("alibi"),
+    "mpt": Family("alibi"),
+    # learned absolute positions
+    "gpt2": Family("absolute"),
+    "opt": Family("absolute"),
+    "gpt_bigcode": Family("absolute"),
+}
+
+#: Model types that keep recurrent / state-space state: a token cache cannot bound them.
+_RECURRENT_HINTS = ("mamba", "rwkv", "jamba", "zamba", "recurrent", "xlstm", "lfm2", "bamba", "hybrid", "_next", "falcon_h1")
+
+ATTENTION_IMPLEMENTATIONS = ("sdpa", "eager", "flash_attention_2", "flash_attention_3")
+
+
+class UnsupportedModelError(ValueError):
+    """The model cannot be used with a bounded cache; the message lists what is supported."""
+
+
+def supported_families() -> list[str]:
+    return sorted(FAMILIES)
+
+
+def _unsupported(model_type: str, why: str) -> UnsupportedModelError:
+    return UnsupportedModelError(
+        f"model_type {model_type!r} is not supported by kvlimit: {why}. "
+        f"Supported decoder-only families: {', '.join(supported_families())}"
+    )
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The facts about one model that the bounded cache needs.
+
+    Attributes:
+        model_type: transformers' `config.model_type` of the text decoder.
+        positions: "rope", "alibi" or "absolute".
+        layer_types: per layer, "full_attention" or "sliding_attention".
+        sliding_windows: per layer, the model's own window (None for full attention).
+        rope: per layer, how its keys rotate (None outside RoPE families).
+        position_bound: positions must stay below this (learned table size, GPT-J's sin/cos table,
+            or the context past which dynamic/longrope frequencies change); None if unbounded.
+        accepts_position_ids: the forward takes `position_ids`.
+        mask_dict: the forward accepts a dict of masks keyed by layer type.
+        attn_implementation: the model's attention implementation.
+    """
+
+    model_type: str
+    positions: PositionKind
+    layer_types: list[str]
+    sliding_windows: list[int | None]
+    rope: list[RopeSpec | None]
+    position_bound: int | None
+    accepts_position_ids: bool
+    mask_dict: bool
+    attn_implementation: str
+
+    @property
+    def num_layers(self) -> int:
+        return len(self.layer_types)
+
+    @property
+    def scheme(self) -> str:
+        """A one-line description of the positional scheme."""
+        if self.positions == "rope":
+            first = next((r for r in self.rope if r is not None), None)
+            if first is None:
+                return "rope"
+            layout = "interleaved" if first.interleaved else "half-split"
+            return f"rope ({layout}, {first.rotary_dim} rotary dims)"
+        if self.positions == "absolute":
+            return f"learned absolute positions (table of {self.position_bound})"
+        return self.positions
+
+
+def text_config(model: PreTrainedModel) -> Any:
+    return model.config.get_text_config(decoder=True)
+
+
+def inspect_model(model: PreTrainedModel) -> ModelSpec:
+    """Describe `model` for the bounded cache, or raise `UnsupportedModelError`."""
+    config = text_config(model)
+    model_type = str(getattr(config, "model_type", "unknown"))
+    if getattr(model.config, "is_encoder_decoder", False):
+        raise _unsupported(model_type, "it is an encoder-decoder model; kvlimit bounds decoder-only caches")
+    if model_type not in FAMILIES:
+        if any(hint in model_type for hint in _RECURRENT_HINTS):
+            raise _unsupported(model_type, "it keeps recurrent (state-space) state, which a token cache cannot bound")
+        raise _unsupported(model_type, "its positional scheme has not been verified")
+    family = FAMILIES[model_type]
+    positions = family.positions
+    if model_type == "falcon" and getattr(config, "alibi", False):
+        positions = "alibi"
+    attn = str(getattr(model.config, "_attn_implementation", None) or "eager")
+    if attn not in ATTENTION_IMPLEMENTATIONS:
+        raise ValueError(
+            f"attn_implementation={attn!r} is not supported with a bounded cache; use one of "
+            f"{', '.join(ATTENTION_IMPLEMENTATIONS)} (load the model with attn_implementation='sdpa')"
+        )
+    if attn.startswith("flash") and positions == "alibi":
+        raise ValueError(f"{model_type} with ALiBi needs attn_implementation 'sdpa' or 'eager', not {attn!r}")
+    layer_types, per_layer = get_layer_types_and_kwargs(config)
+    for lt in layer_types:
+        if lt not in ("full_attention", "sliding_attention"):
+            raise _unsupported(model_type, f"it has {lt!r} layers; kvlimit supports full and sliding attention layers")
+    windows: list[int | None] = [kw.get("sliding_window") for kw in per_layer]
+    rope: list[RopeSpec | None] = [None] * len(layer_types)
+    bound: int | None = None
+    if positions == "rope":
+        rope = _rope_specs(model, config, model_type, family, layer_types)
+        bounds = [r.position_bound for r in rope if r is not None and r.position_bound is not None]
+        bound = min(bounds) if bounds else None
+    elif positions == "absolute":
+        bound = _absolute_table_size(config, model_type)
+    accepts = "position_ids" in inspect.signature(model.forward).parameters
+    return ModelSpec(
+        model_type=model_type,
+        positions=positions,
+        layer_types=list(layer_types),
+        sliding_windows=windows,
+        rope=rope,
+        position_bound=bound,
+        accepts_position_ids=accepts,
+        mask_dict=family.mask_dict,
+        attn_implementation=attn,
+    )
+
+
+def _absolute_table_size(config: Any, model_type: str) -> int:
+    for name in ("n_positions", "max_position_embeddings"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    raise _unsupported(model_type, "its position table size is unknown")
+
+
+def _rope_specs(
+    model: PreTrainedModel, config: Any, model_type: str, family: Family, layer_types: list[str]
+) -> list[RopeSpec | None]:
+    """Per-layer RoPE frequencies, read from the model's rotary module (its original, unscaled state)."""
+    if model_type == "gptj":
+        # GPT-J looks sin/cos up in a table of max_position_embeddings rows built from these frequencies
+        head_dim = config.n_embd // config.n_head
+        dim = config.rotary_dim or head_dim
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2, dtype=torch.int64) / dim))
+        spec = RopeSpec(inv_freq.float(), dim, interleaved=True, position_bound=config.max_position_embeddings)
+        return [spec] * len(layer_types)
+    rotaries = [
+        m
+        for m in model.modules()
+        if hasattr(m, "original_inv_freq") or any(hasattr(m, f"{lt}_original_inv_freq") for lt in set(layer_types))
+    ]
+    if not rotaries:
+        raise _unsupported(model_type, "its rotary embedding module was not found")
+    rotary = rotaries[0]
+    specs: list[RopeSpec | None] = []
+    cache: dict[str, RopeSpec] = {}
+    for lt in layer_types:
+        if lt in cache:
+            specs.append(cache[lt])
+            continue
+        per_type = hasattr(rotary, f"{lt}_original_inv_freq")
+        inv_freq = getattr(rotary, f"{lt}_original_inv_freq" if per_type else "original_inv_freq")
+        rope_type = rotary.rope_type[lt] if isinstance(rotary.rope_type, dict) else rotary.rope_type
+        bound = _rope_position_bound(rotary, config, str(rope_type), lt if per_type else None)
+        spec = RopeSpec(
+            inv_freq.detach().float().cpu(),
+            2 * inv_freq.numel(),
+            interleaved=family.interleaved,
+            position_bound=bound,
+        )
+        cache[lt] = spec
+        specs.append(spec)
+    return specs
+
+
+def _rope_position_bound(rotary: Any, config: Any, rope_type: str, layer_type: str | None) -> int | None:
+    """Positions below this keep the rotary frequencies fixed (dynamic / longrope change past it)."""
+    if "dynamic" in rope_type:
+        return int(rotary.original_max_seq_len)
+    if rope_type == "longrope":
+        params = config.rope_parameters[layer_type] if layer_type else config.rope_parameters
+        return int(params["original_max_position_embeddings"])
+    return None
+
+
+# --- masks ------------------------------------------------------------------------------------
+def build_mask_dict(
+    model: PreTrainedModel,
+    cache: Cache,
+    bounded_mask: torch.Tensor,
+    stock_mask: torch.Tensor | None,
+    position_ids: torch.Tensor | None,
+    query_length: int,
+) -> dict[str, Any]:
+    """Masks for a model mixing bounded layers with transformers' own sliding layers.
+
+    Bounded (full-attention) layers read `bounded_mask`, whose columns are the cache's slots;
+    transformers' sliding layers read generate's own growing 2D mask, as they always do.
+    """
+    config = text_config(model)
+    embeds = torch.empty((bounded_mask.shape[0], query_length, 0), dtype=model.dtype, device=bounded_mask.device)
+    common = {"config": config, "inputs_embeds": embeds, "cache": cache, "position_ids": position_ids}
+    return {
+        "full_attention": create_causal_mask(attention_mask=bounded_mask, **common),
+        "sliding_attention": create_sliding_window_causal_mask(attention_mask=stock_mask, **common),
+    }
+
+
+# --- generation -------------------------------------------------------------------------------
+@contextlib.contextmanager
+def steer_generation(model: PreTrainedModel, cache: BoundedCache, spec: ModelSpec) -> Iterator[None]:
+    """Within the block, every forward that `generate` prepares gets the bounded cache's inputs.
+
+    The model's `prepare_inputs_for_generation` is shadowed on the instance and restored on exit.
+    """
+    had_instance_attr = "prepare_inputs_for_generation" in model.__dict__
+    original = model.prepare_inputs_for_generation
+    needs_dict = bool(cache.sliding_indices) and bool(cache.bounded_indices)
+
+    def prepare(input_ids: torch.Tensor, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        model_inputs = original(input_ids, *args, **kwargs)
+        if model_inputs.get("cache") is not cache:
+            return model_inputs
+        new_ids = model_inputs["input_ids"]
+        if new_ids is None:
+            raise ValueError("kvlimit does not support inputs_embeds generation; pass input_ids")
+        q = new_ids.shape[1]
+        stock_mask = kwargs.get("attention_mask")
+        # In a decode step generate always appends a real token: skip reading the mask (no host sync).
+        decoding = q == 1 and cache.columns_seen > 0
+        new_columns = None if (decoding or stock_mask is None) else stock_mask[:, -q:]
+        step = cache.prepare_step(new_ids, new_columns)
+        position_ids = step.position_ids if spec.accepts_position_ids else None
+        if needs_dict:
+            model_inputs["attention_mask"] = build_mask_dict(
+                model, cache, step.attention_mask, stock_mask, position_ids, q
+            )
+        else:
+            model_inputs["attention_mask"] = step.attention_mask
+        if spec.accepts_position_ids:
+            model_inputs["position_ids"] = step.position_ids
+        return model_inputs
+
+    model.prepare_inputs_for_generation = prepare  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        if had_instance_attr:
+            model.prepare_inputs_for_generation = original  # type: ignore[method-assign]
+        else:
+            del model.prepare_inputs_for_generation
+
+
+def make_reencode_fn(model: PreTrainedModel) -> Any:
+    """A function that runs a fresh forward over kept tokens and returns each layer's (keys, values)."""
+    takes_logits_to_keep = "logits_to_keep" in inspect.signature(model.forward).parameters
+
+    def reencode(ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        fresh = DynamicCache(config=text_config(model))
+        extra = {"logits_to_keep": 1} if takes_logits_to_keep else {}
+        with torch.no_grad():
+            out = model(input_ids=ids, attention_mask=mask, position_ids=positions, cache=fresh, use_cache=True, **extra)
+        return [(layer.keys, layer.values) for layer in out.cache.layers]
+
+    return reencode
+
+
+#: Decoding modes kvlimit runs, by transformers' generation mode.
+_DECODING_METHODS = {
+    GenerationMode.GREEDY_SEARCH: "_sample",
+    GenerationMode.SAMPLE: "_sample",
+    GenerationMode.BEAM_SEARCH: "_beam_search",
+    GenerationMode.BEAM_SAMPLE: "_beam_search",
+}
+
+#: Why the other modes are refused with a bounded cache.
+_UNSUPPORTED_MODES = {
+    GenerationMode.ASSISTED_GENERATION: (
+        "assisted / speculative decoding verifies several draft tokens per step and rolls the cache "
+        "back when they are rejected; a bounded cache has already evicted what a rollback would need"
+    ),
+    GenerationMode.CONTRASTIVE_SEARCH: "contrastive search lives in a Hub repository in transformers 5 and is not run by kvlimit",
+    GenerationMode.DOLA_GENERATION: "DoLa lives in a Hub repository in transformers 5 and is not run by kvlimit",
+    GenerationMode.GROUP_BEAM_SEARCH: "group beam search lives in a Hub repository in transformers 5 and is not run by kvlimit",
+    GenerationMode.CONSTRAINED_BEAM_SEARCH: "constrained beam search lives in a Hub repository in transformers 5 and is not run by kvlimit",
+}
+
+
+def check_decoding_mode(mode: GenerationMode) -> None:
+    if mode in _DECODING_METHODS:
+        return
+    why = _UNSUPPORTED_MODES.get(mode, "it is not one of the supported modes")
+    supported = "greedy search, multinomial sampling, beam search and beam sampling"
+    raise ValueError(f"{mode.value.replace('_', ' ')} is not supported with cache_limit: {why}. Supported: {supported}")
+
+
+def run_decoding(
+    model: PreTrainedModel,
+    mode: GenerationMode,
+    input_ids: torch.Tensor,
+    logits_processor: LogitsProcessorList,
+    stopping_criteria: StoppingCriteriaList,
+    generation_config: GenerationConfig,
+    streamer: Any,
+    model_kwargs: dict[str, Any],
+) -> Any:
+    """Run transformers' own decoding loop for `mode`."""
+    method_name = _DECODING_METHODS.get(mode)
+    if method_name is None:
+        raise ValueError(
+            f"{mode.value.replace('_', ' ')} cannot run through custom_generate=kvlimit.generate; "
+            "call model.generate without it (kvlimit.enable routes such calls to transformers)"
+        )
+    method = getattr(model, method_name)
+    extra = {"streamer": streamer} if method_name == "_sample" else {}
+    return method(
+        input_ids,
+        logits_processor=logits_processor,
+        stopping_criteria=stopping_criteria,
+        generation_config=generation_config,
+        **extra,
+        **model_kwargs,
+    )
+
+
+def is_prepared_call(logits_processor: Any, stopping_criteria: Any, generation_config: Any, kwargs: dict[str, Any]) -> bool:
+    """True when `GenerationMixin.generate` (not a user) is calling a custom_generate callable."""
+    return (
+        isinstance(logits_processor, LogitsProcessorList)
+        and isinstance(stopping_criteria, StoppingCriteriaList)
+        and isinstance(generation_config, GenerationConfig)
+        and "use_cache" in kwargs
+    )
+
+
+_GENERATE_CODE = inspect.unwrap(GenerationMixin.generate).__code__
+
+
+def generate_call_locals() -> dict[str, Any]:
+    """`streamer` and `assistant_model` of the enclosing `GenerationMixin.generate` call.
+
+    transformers does not forward them to a `custom_generate` callable; the generate frame still
+    holds them as locals. Returns {} when no such frame is on the stack.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is _GENERATE_CODE:
+            local = frame.f_locals
+            return {name: local.get(name) for name in ("streamer", "assistant_model")}
+        frame = frame.f_back  # type: ignore[assignment]
+    return {}
+
+
+def generation_mode(generation_config: GenerationConfig, assistant_model: Any = None) -> GenerationMode:
+    return generation_config.get_generation_mode(assistant_model)
+
+
+def stock_generate(model: PreTrainedModel, *args: Any, **kwargs: Any) -> Any:
+    """transformers' own `generate`, bypassing an instance-level override set by `kvlimit.enable`."""
+    return type(model).generate(model, *args, **kwargs)
+
+
+def probe_kv_bytes_per_token(model: PreTrainedModel) -> int:
+    """Bytes of keys and values one token takes in one sequence's cache, summed over layers.
+
+    Measured with a one-token forward through a `DynamicCache`, so it is right for every family
+    (grouped-query, multi-query, per-layer head sizes) without reading family-specific config fields.
+    """
+    probe = DynamicCache(config=text_config(model))
+    device = next(model.parameters()).device
+    ids = torch.zeros((1, 1), dtype=torch.long, device=device)
+    with torch.no_grad():
+        model(input_ids=ids, cache=probe, use_cache=True)
+    total = 0
+    for layer in probe.layers:
+        for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+            if isinstance(tensor, torch.Tensor) and tensor.numel():
+                total += tensor[0, :, -1:].numel() * tensor.element_size()
+    return total

@@ -1,0 +1,53 @@
+"""Eviction policies, one per module, and the registry that names them.
+
+`make_policy("sinks", n_sink=2)` builds a policy by name; an `EvictionPolicy` object passes through.
+Unknown names and settings raise `ValueError` naming what is allowed (with the closest match).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from .base import EvictionPolicy, SlotView
+from .sinks import Sinks
+from .window import Window
+
+#: Policy name -> class. The default policy is the first one.
+POLICIES: dict[str, type[EvictionPolicy]] = {"sinks": Sinks, "window": Window}
+DEFAULT_POLICY = "sinks"
+
+
+def make_policy(policy: str | EvictionPolicy | None = None, **settings: Any) -> EvictionPolicy:
+    """Build a policy from a name (and settings) or pass an `EvictionPolicy` object through.
+
+    Settings whose value is None are ignored, so callers can forward optional arguments.
+    """
+    given = {key: value for key, value in settings.items() if value is not None}
+    if isinstance(policy, EvictionPolicy):
+        if given:
+            raise ValueError(
+                f"policy settings {sorted(given)} apply to a policy named by string; "
+                f"set them on the {type(policy).__name__} object instead"
+            )
+        return policy
+    name = DEFAULT_POLICY if policy is None else policy
+    if not isinstance(name, str):
+        raise ValueError(
+            f"policy must be a policy name ({', '.join(POLICIES)}) or an EvictionPolicy object; got {policy!r}"
+        )
+    key = name.strip().lower()
+    if key not in POLICIES:
+        close = difflib.get_close_matches(key, list(POLICIES), n=1, cutoff=0.5)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"policy={name!r} is not a known policy{hint}; known policies: {', '.join(POLICIES)}")
+    cls = POLICIES[key]
+    allowed = cls.settings()
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        allowed_text = ", ".join(allowed) if allowed else "none"
+        raise ValueError(f"policy {key!r} does not take the setting(s) {unknown}; it takes: {allowed_text}")
+    return cls(**given)
+
+
+__all__ = ["DEFAULT_POLICY", "POLICIES", "EvictionPolicy", "Sinks", "SlotView", "Window", "make_policy"]
