@@ -168,7 +168,9 @@ class BoundedLayer(CacheLayerMixin):
         if plan.stored_index is not None:
             index = plan.stored_index[:, None, :, None]
             stored_k = self.keys.gather(2, index.expand(-1, self.keys.shape[1], -1, self.keys.shape[-1]))
-            stored_v = self.values.gather(2, index.expand(-1, self.values.shape[1], -1, self.values.shape[-1]))
+            stored_v = self.values.gather(
+                2, index.expand(-1, self.values.shape[1], -1, self.values.shape[-1])
+            )
             keys = torch.cat((stored_k, key_states), dim=2)
             values = torch.cat((stored_v, value_states), dim=2)
         else:
@@ -244,6 +246,9 @@ class BoundedCache(Cache):
         rebase_after: RoPE keys are rebased to in-cache positions when a position reaches this.
     """
 
+    #: Per-slot state that moves with the keys (in permutes and row selections).
+    _ROW_STATE = ("valid", "token_index", "token_ids", "positions")
+
     def __init__(
         self,
         cache_limit: int,
@@ -257,7 +262,9 @@ class BoundedCache(Cache):
         rebase_after: int | None = None,
     ):
         if policy.per_layer:
-            raise NotImplementedError(f"{policy.describe()} decides per layer; BoundedCache plans once per step")
+            raise NotImplementedError(
+                f"{policy.describe()} decides per layer; BoundedCache plans once per step"
+            )
         policy.check_limit(cache_limit)
         if position_bound is not None and cache_limit > position_bound:
             raise ValueError(
@@ -265,13 +272,17 @@ class BoundedCache(Cache):
                 f"use cache_limit <= {position_bound}"
             )
         layers: list[Any] = []
+        self._bounded: dict[int, BoundedLayer] = {}
+        self._sliding: dict[int, DynamicSlidingWindowLayer] = {}
         for idx, kind in enumerate(layout.kinds):
             if kind == "bounded":
-                layers.append(BoundedLayer(self, idx, layout.rope[idx]))
+                self._bounded[idx] = BoundedLayer(self, idx, layout.rope[idx])
+                layers.append(self._bounded[idx])
             elif kind == "sliding":
                 window = layout.sliding_windows[idx]
                 assert window is not None
-                layers.append(DynamicSlidingWindowLayer(sliding_window=window))
+                self._sliding[idx] = DynamicSlidingWindowLayer(sliding_window=window)
+                layers.append(self._sliding[idx])
             else:
                 raise ValueError(f"unknown layer kind {kind!r}")
         super().__init__(layers=layers)
@@ -288,7 +299,10 @@ class BoundedCache(Cache):
         self.bounded_indices = [i for i, k in enumerate(layout.kinds) if k == "bounded"]
         self.sliding_indices = [i for i, k in enumerate(layout.kinds) if k == "sliding"]
         #: Runs a fresh forward over token ids to re-encode kept tokens (learned absolute positions).
-        self.reencode_fn: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], list[tuple[torch.Tensor, torch.Tensor]]] | None = None
+        self.reencode_fn: (
+            Callable[[torch.Tensor, torch.Tensor, torch.Tensor], list[tuple[torch.Tensor, torch.Tensor]]]
+            | None
+        ) = None
         self.stats = {"rebases": 0, "reencodes": 0, "evicted": 0}
         self._reset_rows()
 
@@ -298,6 +312,7 @@ class BoundedCache(Cache):
         self.valid: torch.Tensor | None = None  # (batch, slots) bool
         self.token_index: torch.Tensor | None = None  # (batch, slots) long, -1 when empty
         self.token_ids: torch.Tensor | None = None  # (batch, slots) long, -1 when empty
+        self.positions: torch.Tensor | None = None  # (batch, slots) long, the position each key is encoded at
         self.n_kept: list[int] = []  # valid slots per row
         self.n_seen: list[int] = []  # real tokens seen per row (index of the next token)
         self.shift: list[int] = []  # position = token_index - shift
@@ -316,6 +331,7 @@ class BoundedCache(Cache):
         self.valid = torch.zeros((batch, self.slots), dtype=torch.bool, device=device)
         self.token_index = torch.full((batch, self.slots), -1, dtype=torch.long, device=device)
         self.token_ids = torch.full((batch, self.slots), -1, dtype=torch.long, device=device)
+        self.positions = torch.zeros((batch, self.slots), dtype=torch.long, device=device)
         self.n_kept = [0] * batch
         self.n_seen = [0] * batch
         self.shift = [0] * batch
@@ -329,7 +345,7 @@ class BoundedCache(Cache):
         return None if self.valid is None else self.valid.device
 
     def _bounded_layers(self) -> list[BoundedLayer]:
-        return [self.layers[i] for i in self.bounded_indices]
+        return list(self._bounded.values())
 
     # --- planning ----------------------------------------------------------------------------
     def require_plan(self, query_length: int) -> _Plan:
@@ -379,7 +395,11 @@ class BoundedCache(Cache):
         return step
 
     def _next_positions_max(self, q: int) -> int:
-        return max((seen - shift for seen, shift in zip(self.n_seen, self.shift, strict=True)), default=0) + q - 1
+        return (
+            max((seen - shift for seen, shift in zip(self.n_seen, self.shift, strict=True)), default=0)
+            + q
+            - 1
+        )
 
     def _plan_decode(self, input_ids: torch.Tensor) -> StepInputs:
         assert self.valid is not None and self.token_index is not None and self.token_ids is not None
@@ -390,7 +410,7 @@ class BoundedCache(Cache):
         kept_before = [n - 1 if f else n for n, f in zip(self.n_kept, full, strict=True)]
         if self.position_kind == "rope":
             self._maybe_rebase(1, kept_before)
-        positions = self._dev_seen - self._dev_shift
+        positions = self._finish_positions(self._dev_seen - self._dev_shift)
         permute = None
         if not any_full and not self._has_holes:
             slot = self._dev_count.clone()  # rows are still compact: the next slot is free
@@ -405,22 +425,32 @@ class BoundedCache(Cache):
         self.valid[rows, slot] = True
         self.token_index[rows, slot] = self._dev_seen
         self.token_ids[rows, slot] = input_ids[:, 0]
+        assert self.positions is not None
+        self.positions[rows, slot] = positions
         sink_writes = None
         if self.n_protected and any(n < self.n_protected for n in kept_before):
             sink_rows = [b for b, n in enumerate(kept_before) if n < self.n_protected]
             idx = torch.tensor(sink_rows, device=input_ids.device)
-            sink_writes = (idx, torch.zeros_like(idx), torch.tensor([kept_before[b] for b in sink_rows], device=idx.device))
+            sink_writes = (
+                idx,
+                torch.zeros_like(idx),
+                torch.tensor([kept_before[b] for b in sink_rows], device=idx.device),
+            )
         if self.position_kind == "rope":
-            self._rotate_sinks([s - sh - k for s, sh, k in zip(self.n_seen, self.shift, kept_before, strict=True)])
+            self._rotate_sinks(
+                [s - sh - k for s, sh, k in zip(self.n_seen, self.shift, kept_before, strict=True)]
+            )
         for b in range(len(self.n_kept)):
             self.n_kept[b] = min(self.n_kept[b] + 1, self.slots)
             self.n_seen[b] += 1
         self._dev_count.add_(1).clamp_(max=self.slots)
         self._dev_seen.add_(1)
         width = max(self.n_kept)
-        self._plan = _Plan(kind="decode", q=1, kv_length=width, slot=slot, permute=permute, sink_writes=sink_writes)
+        self._plan = _Plan(
+            kind="decode", q=1, kv_length=width, slot=slot, permute=permute, sink_writes=sink_writes
+        )
         mask = self.valid[:, :width].long()
-        return StepInputs(self._finish_positions(positions[:, None]), mask, "decode")
+        return StepInputs(positions[:, None], mask, "decode")
 
     def _ordered_evict(self, full: list[bool]) -> tuple[torch.Tensor, torch.Tensor]:
         """Ordered storage: remove each full row's lowest-scoring slot by shifting later slots left."""
@@ -432,7 +462,7 @@ class BoundedCache(Cache):
         evict = torch.where(full_t, evict, torch.full_like(evict, self.slots))
         j = torch.arange(self.slots, device=device)[None, :]
         permute = torch.where(j >= evict[:, None], j + 1, j).clamp_(max=self.slots - 1)
-        for name in ("valid", "token_index", "token_ids"):
+        for name in self._ROW_STATE:
             setattr(self, name, getattr(self, name).gather(1, permute))
         # the last slot of a full row is now a duplicate: empty it for the new token
         last = torch.full_like(evict, self.slots - 1)
@@ -490,8 +520,14 @@ class BoundedCache(Cache):
             is_sink = write_slots < self.n_protected
             sink_writes = (write_rows[is_sink], write_cols[is_sink], write_slots[is_sink])
         if self.position_kind == "rope" and self.columns_seen > 0:
-            self._rotate_sinks([s - sh - k for s, sh, k in zip(self.n_seen, self.shift, kept_after, strict=True)])
-        positions = torch.where(real, seen[:, None] - shift[:, None] + rank, torch.zeros_like(rank))
+            self._rotate_sinks(
+                [s - sh - k for s, sh, k in zip(self.n_seen, self.shift, kept_after, strict=True)]
+            )
+        positions = self._finish_positions(
+            torch.where(real, seen[:, None] - shift[:, None] + rank, torch.zeros_like(rank))
+        )
+        assert self.positions is not None
+        self.positions[write_rows, write_slots] = positions[write_rows, write_cols]
         for b, r in enumerate(counts):
             self.n_kept[b] = kept_after[b] + r
             self.n_seen[b] += r
@@ -510,20 +546,25 @@ class BoundedCache(Cache):
             sink_writes=sink_writes,
         )
         mask = torch.cat((stored_valid, real), dim=1).long()
-        return StepInputs(self._finish_positions(positions), mask, "chunk")
+        return StepInputs(positions, mask, "chunk")
 
     def _evict_in_chunk(self, need: list[int]) -> torch.Tensor | None:
         """Evict `need[b]` lowest-scoring tokens from each row; ordered storage is compacted."""
         assert self.valid is not None and self.token_index is not None and self.token_ids is not None
         device = self.valid.device
-        scores = self.policy.keep_scores(SlotView(self.token_index, self.valid))
+        # empty slots are not evicted: they are the room already there
+        scores = self.policy.keep_scores(SlotView(self.token_index, self.valid)).masked_fill(
+            ~self.valid, float("inf")
+        )
         most = max(need)
         lowest = scores.topk(most, dim=1, largest=False)
         take = torch.arange(most, device=device)[None, :] < torch.tensor(need, device=device)[:, None]
         rows, ranks = take.nonzero(as_tuple=True)
         slots = lowest.indices[rows, ranks]
         if not torch.isfinite(lowest.values[rows, ranks]).all():
-            raise RuntimeError("eviction reached a protected or empty slot; the chunk is too large for the cache")
+            raise RuntimeError(
+                "eviction reached a protected or empty slot; the chunk is too large for the cache"
+            )
         self.valid[rows, slots] = False
         self.token_index[rows, slots] = -1
         self.token_ids[rows, slots] = -1
@@ -531,14 +572,20 @@ class BoundedCache(Cache):
         self._has_holes = self._has_holes or self.storage == "ring"
         if self.storage != "ordered":
             return None
-        key = torch.where(self.valid, self.token_index, torch.full_like(self.token_index, torch.iinfo(torch.long).max))
+        key = torch.where(
+            self.valid, self.token_index, torch.full_like(self.token_index, torch.iinfo(torch.long).max)
+        )
         permute = key.argsort(dim=1, stable=True)
-        for name in ("valid", "token_index", "token_ids"):
+        for name in self._ROW_STATE:
             setattr(self, name, getattr(self, name).gather(1, permute))
         return permute
 
     def _finish_positions(self, positions: torch.Tensor) -> torch.Tensor:
-        if self.position_kind == "absolute" and self.absolute_mode == "clamp" and self.position_bound is not None:
+        if (
+            self.position_kind == "absolute"
+            and self.absolute_mode == "clamp"
+            and self.position_bound is not None
+        ):
             return positions.clamp(max=self.position_bound - 1)
         return positions
 
@@ -557,12 +604,17 @@ class BoundedCache(Cache):
             key = (tuple(layer.keys.shape), layer.keys.dtype, layer.keys.device, id(layer.rope))
             groups.setdefault(key, []).append(layer)
         for members in groups.values():
-            stack = torch.stack([layer.keys for layer in members])  # type: ignore[misc]
+            stack = torch.stack([layer.keys for layer in members if layer.keys is not None])
             for i, layer in enumerate(members):
                 layer.keys = stack[i]
             rope = members[0].rope
             assert rope is not None
             self._stacks.append(_KeyStack([m.layer_idx for m in members], stack, rope))
+
+    def _pristine(self, layer_idx: int) -> torch.Tensor:
+        pristine = self._bounded[layer_idx].pristine
+        assert pristine is not None
+        return pristine
 
     def _rotate_sinks(self, delta: list[int]) -> None:
         """Rotate each row's sink keys from their pristine copy by `delta[b]` positions."""
@@ -571,15 +623,22 @@ class BoundedCache(Cache):
             return
         self._sink_delta = list(delta)
         device = self.device
+        assert device is not None and self.positions is not None
+        n_rows = min(self.n_protected, self.slots)
+        sink_positions = (
+            torch.arange(n_rows, device=device)[None, :] + torch.tensor(delta, device=device)[:, None]
+        )
+        self.positions[:, :n_rows] = sink_positions
         assert device is not None
         delta_t = torch.tensor(delta, device=device)
         n = self.n_protected
         if self._stacks:
-            by_id = {m: self.layers[m] for st in self._stacks for m in st.layer_indices}
             for st in self._stacks:
                 cos, sin = st.rope.cos_sin(delta_t, device)
-                pristine = torch.stack([by_id[m].pristine for m in st.layer_indices])  # type: ignore[misc]
-                st.keys[:, :, :, :n] = st.rope.apply(pristine, cos[None, :, None, None, :], sin[None, :, None, None, :])
+                pristine = torch.stack([self._pristine(m) for m in st.layer_indices])
+                st.keys[:, :, :, :n] = st.rope.apply(
+                    pristine, cos[None, :, None, None, :], sin[None, :, None, None, :]
+                )
             stacked = {m for st in self._stacks for m in st.layer_indices}
         else:
             stacked = set()
@@ -588,7 +647,9 @@ class BoundedCache(Cache):
                 continue
             assert layer.rope is not None and layer.keys is not None
             cos, sin = layer.rope.cos_sin(delta_t, device)
-            layer.keys[:, :, :n] = layer.rope.apply(layer.pristine, cos[:, None, None, :], sin[:, None, None, :])
+            layer.keys[:, :, :n] = layer.rope.apply(
+                layer.pristine, cos[:, None, None, :], sin[:, None, None, :]
+            )
 
     def _maybe_rebase(self, q: int, kept: Sequence[int] | None = None) -> None:
         """Move every RoPE key to in-cache positions when positions grow past `rebase_after`."""
@@ -601,6 +662,9 @@ class BoundedCache(Cache):
         if all(d == 0 for d in delta):
             return
         self.rotate_all_keys(delta)
+        assert self.positions is not None
+        start = self.n_protected if self.n_protected else 0
+        self.positions[:, start:] += torch.tensor(delta, device=self.positions.device)[:, None]
         self.shift = new_shift
         assert self._dev_shift is not None
         self._dev_shift.copy_(torch.tensor(new_shift, device=self._dev_shift.device))
@@ -617,14 +681,15 @@ class BoundedCache(Cache):
             assert layer.keys is not None and layer.rope is not None
             cos, sin = layer.rope.cos_sin(delta_t, device)
             start = n if layer.pristine is not None else 0  # sinks are rotated from their pristine copy
-            layer.keys[:, :, start:] = layer.rope.apply(layer.keys[:, :, start:], cos[:, None, None, :], sin[:, None, None, :])
-        for idx in self.sliding_indices:
-            layer = self.layers[idx]
+            layer.keys[:, :, start:] = layer.rope.apply(
+                layer.keys[:, :, start:], cos[:, None, None, :], sin[:, None, None, :]
+            )
+        for idx, sliding in self._sliding.items():
             rope = self.layout.rope[idx]
-            if rope is None or not layer.is_initialized or layer.keys.numel() == 0:
+            if rope is None or sliding.keys is None or sliding.keys.numel() == 0:
                 continue
             cos, sin = rope.cos_sin(delta_t, device)
-            layer.keys = rope.apply(layer.keys, cos[:, None, None, :], sin[:, None, None, :])
+            sliding.keys = rope.apply(sliding.keys, cos[:, None, None, :], sin[:, None, None, :])
 
     # --- learned absolute positions ----------------------------------------------------------
     def _maybe_reencode(self, incoming: list[int]) -> None:
@@ -632,7 +697,9 @@ class BoundedCache(Cache):
         if bound is None or self._next_positions_max(max(incoming)) < bound:
             return
         if self.reencode_fn is None:
-            raise RuntimeError("positions='reencode' needs BoundedCache.reencode_fn (set by kvlimit.generate)")
+            raise RuntimeError(
+                "positions='reencode' needs BoundedCache.reencode_fn (set by kvlimit.generate)"
+            )
         self.reencode(incoming)
 
     def reencode(self, incoming: list[int] | None = None) -> None:
@@ -659,6 +726,8 @@ class BoundedCache(Cache):
         per_layer = self.reencode_fn(ids, mask, positions)
         rows, cols = mask.bool().nonzero(as_tuple=True)
         slots = index[rows, cols]
+        assert self.positions is not None
+        self.positions[rows, slots] = positions[rows, cols]
         for layer in self._bounded_layers():
             keys, values = per_layer[layer.layer_idx]
             assert layer.keys is not None and layer.values is not None
@@ -708,9 +777,8 @@ class BoundedCache(Cache):
     def _select_rows(self, index: torch.Tensor, *, keep_host: bool) -> None:
         """Replace every per-row state by the rows `index` (batch_new,)."""
         assert self.valid is not None and self.token_index is not None and self.token_ids is not None
-        self.valid = self.valid.index_select(0, index)
-        self.token_index = self.token_index.index_select(0, index)
-        self.token_ids = self.token_ids.index_select(0, index)
+        for name in self._ROW_STATE:
+            setattr(self, name, getattr(self, name).index_select(0, index))
         if not keep_host:
             host = index.tolist()
             self.n_kept = [self.n_kept[i] for i in host]
@@ -731,7 +799,7 @@ class BoundedCache(Cache):
                 else:
                     st.keys = st.keys.index_select(1, index)
                     for i, m in enumerate(st.layer_indices):
-                        self.layers[m].keys = st.keys[i]
+                        self._bounded[m].keys = st.keys[i]
                 stacked.update(st.layer_indices)
         for layer in self._bounded_layers():
             if not layer.is_initialized:
@@ -742,11 +810,10 @@ class BoundedCache(Cache):
             layer.values = layer.values.index_select(0, index)
             if layer.pristine is not None:
                 layer.pristine = layer.pristine.index_select(0, index)
-        for idx in self.sliding_indices:
-            layer = self.layers[idx]
-            if layer.is_initialized and layer.keys.numel() > 0:
-                layer.keys = layer.keys.index_select(0, index)
-                layer.values = layer.values.index_select(0, index)
+        for sliding in self._sliding.values():
+            if sliding.keys is not None and sliding.values is not None and sliding.keys.numel() > 0:
+                sliding.keys = sliding.keys.index_select(0, index)
+                sliding.values = sliding.values.index_select(0, index)
 
     def reset(self) -> None:
         for layer in self.layers:
@@ -767,6 +834,13 @@ class BoundedCache(Cache):
         valid = self.valid[row]
         order = self.token_index[row][valid].argsort()
         return self.token_ids[row][valid][order].tolist()
+
+    def kept_positions(self, row: int) -> list[int]:
+        """The position each key of row `row` is encoded at (RoPE angle or learned table row), in order."""
+        assert self.valid is not None and self.token_index is not None and self.positions is not None
+        valid = self.valid[row]
+        order = self.token_index[row][valid].argsort()
+        return self.positions[row][valid][order].tolist()
 
     def kept_token_indices(self, row: int) -> list[int]:
         """Indices (in the row's sequence of real tokens) of the tokens row `row` holds, in order."""

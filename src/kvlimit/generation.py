@@ -91,17 +91,26 @@ def generate(
     mode = hf.generation_mode(generation_config, call.get("assistant_model"))
     if cache_limit is None:
         if any(v is not None for v in (policy, n_sink, positions, prefill_chunk)):
-            raise ValueError("policy, n_sink, positions and prefill_chunk need cache_limit; pass cache_limit=N")
-        return hf.run_decoding(model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs)
+            raise ValueError(
+                "policy, n_sink, positions and prefill_chunk need cache_limit; pass cache_limit=N"
+            )
+        return hf.run_decoding(
+            model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
+        )
 
-    config = LimitConfig.create(cache_limit, policy, positions=positions, prefill_chunk=prefill_chunk, n_sink=n_sink)
+    config = LimitConfig.create(
+        cache_limit, policy, positions=positions, prefill_chunk=prefill_chunk, n_sink=n_sink
+    )
     hf.check_decoding_mode(mode)
     spec = hf.inspect_model(model)
-    if not generation_config.use_cache:
-        raise ValueError("use_cache=False cannot be combined with cache_limit: the limit bounds the cache")
     if kwargs.get("inputs_embeds") is not None:
         raise ValueError("kvlimit does not support inputs_embeds; pass input_ids")
     generation_config = copy.deepcopy(generation_config)
+    if not generation_config.use_cache:
+        # some configs (MPT) default to no cache; a cache limit means a cache, and outputs are the same
+        logger.info("kvlimit: turning use_cache on (the model's generation config had it off)")
+        generation_config.use_cache = True
+        kwargs["use_cache"] = True
     rows, prompt_length = input_ids.shape
     cache = _cache_for_call(model, spec, config, kwargs, rows, int(generation_config.max_length))
     chunk = _prefill_chunk(config, cache, prompt_length)
@@ -117,7 +126,9 @@ def generate(
         f", prefill in chunks of {chunk}" if chunk else "",
     )
     with hf.steer_generation(model, cache, spec):
-        return hf.run_decoding(model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs)
+        return hf.run_decoding(
+            model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
+        )
 
 
 def _generate_from_user(
@@ -145,7 +156,9 @@ def _generate_from_user(
             options[name] = value
     if cache_limit is None:
         if any(v is not None for v in limit_options.values()):
-            raise ValueError("policy, n_sink, positions and prefill_chunk need cache_limit; pass cache_limit=N")
+            raise ValueError(
+                "policy, n_sink, positions and prefill_chunk need cache_limit; pass cache_limit=N"
+            )
         return hf.stock_generate(model, **options)
     # fail fast, before transformers prepares anything
     LimitConfig.create(
@@ -156,7 +169,9 @@ def _generate_from_user(
         n_sink=limit_options["n_sink"],
     )
     hf.inspect_model(model)
-    return hf.stock_generate(model, custom_generate=generate, cache_limit=cache_limit, **limit_options, **options)
+    return hf.stock_generate(
+        model, custom_generate=generate, cache_limit=cache_limit, **limit_options, **options
+    )
 
 
 def _cache_for_call(
@@ -170,23 +185,33 @@ def _cache_for_call(
             )
         return existing
     if existing is not None and getattr(existing, "_is_user_defined", False):
-        raise ValueError("with cache_limit, pass no cache (kvlimit builds one) or a kvlimit.BoundedCache to continue")
+        raise ValueError(
+            "with cache_limit, pass no cache (kvlimit builds one) or a kvlimit.BoundedCache to continue"
+        )
     limit = config.tokens_for(kv_bytes_per_token(model), rows)
     return build_cache(model, spec, config, limit, max_length)
 
 
-def build_cache(model: Any, spec: hf.ModelSpec, config: LimitConfig, limit: int, max_length: int | None) -> BoundedCache:
+def build_cache(
+    model: Any, spec: hf.ModelSpec, config: LimitConfig, limit: int, max_length: int | None
+) -> BoundedCache:
     """A `BoundedCache` for `model` with `limit` tokens per row."""
     kinds = []
     for layer_type, window in zip(spec.layer_types, spec.sliding_windows, strict=True):
         # a model's own sliding window smaller than the limit already bounds its layer: keep it
-        kinds.append("sliding" if layer_type == "sliding_attention" and window is not None and window < limit else "bounded")
+        kinds.append(
+            "sliding"
+            if layer_type == "sliding_attention" and window is not None and window < limit
+            else "bounded"
+        )
     if "sliding" in kinds and "bounded" in kinds and not spec.mask_dict:
         raise hf.UnsupportedModelError(
             f"{spec.model_type} mixes sliding and full attention layers but its forward takes no dict of masks; "
             f"use cache_limit <= {min(w for w in spec.sliding_windows if w is not None)}"
         )
-    layout = LayerLayout(kinds=kinds, sliding_windows=spec.sliding_windows, rope=spec.rope, layer_types=spec.layer_types)
+    layout = LayerLayout(
+        kinds=kinds, sliding_windows=spec.sliding_windows, rope=spec.rope, layer_types=spec.layer_types
+    )
     absolute_mode = "reencode"
     if config.positions != "auto":
         if spec.positions != "absolute":
@@ -219,7 +244,9 @@ def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int)
     room = cache.cache_limit - cache.n_protected
     if config.prefill_chunk is not None:
         if config.prefill_chunk > room:
-            raise ValueError(f"prefill_chunk={config.prefill_chunk} exceeds the {room} unprotected tokens of the cache")
+            raise ValueError(
+                f"prefill_chunk={config.prefill_chunk} exceeds the {room} unprotected tokens of the cache"
+            )
         return config.prefill_chunk
     if prompt_length <= cache.cache_limit:
         return None

@@ -108,6 +108,7 @@ FAMILIES: dict[str, Family] = {
     "falcon": Family("rope"),
     # RoPE, interleaved pairs
     "gptj": Family("rope", interleaved=True),
+    "cohere": Family("rope", interleaved=True),
     # ALiBi
     "bloom": Family("alibi"),
     "mpt": Family("alibi"),
@@ -118,7 +119,19 @@ FAMILIES: dict[str, Family] = {
 }
 
 #: Model types that keep recurrent / state-space state: a token cache cannot bound them.
-_RECURRENT_HINTS = ("mamba", "rwkv", "jamba", "zamba", "recurrent", "xlstm", "lfm2", "bamba", "hybrid", "_next", "falcon_h1")
+_RECURRENT_HINTS = (
+    "mamba",
+    "rwkv",
+    "jamba",
+    "zamba",
+    "recurrent",
+    "xlstm",
+    "lfm2",
+    "bamba",
+    "hybrid",
+    "_next",
+    "falcon_h1",
+)
 
 ATTENTION_IMPLEMENTATIONS = ("sdpa", "eager", "flash_attention_2", "flash_attention_3")
 
@@ -195,7 +208,9 @@ def inspect_model(model: PreTrainedModel) -> ModelSpec:
         raise _unsupported(model_type, "it is an encoder-decoder model; kvlimit bounds decoder-only caches")
     if model_type not in FAMILIES:
         if any(hint in model_type for hint in _RECURRENT_HINTS):
-            raise _unsupported(model_type, "it keeps recurrent (state-space) state, which a token cache cannot bound")
+            raise _unsupported(
+                model_type, "it keeps recurrent (state-space) state, which a token cache cannot bound"
+            )
         raise _unsupported(model_type, "its positional scheme has not been verified")
     family = FAMILIES[model_type]
     positions = family.positions
@@ -212,16 +227,25 @@ def inspect_model(model: PreTrainedModel) -> ModelSpec:
     layer_types, per_layer = get_layer_types_and_kwargs(config)
     for lt in layer_types:
         if lt not in ("full_attention", "sliding_attention"):
-            raise _unsupported(model_type, f"it has {lt!r} layers; kvlimit supports full and sliding attention layers")
+            raise _unsupported(
+                model_type, f"it has {lt!r} layers; kvlimit supports full and sliding attention layers"
+            )
     windows: list[int | None] = [kw.get("sliding_window") for kw in per_layer]
     rope: list[RopeSpec | None] = [None] * len(layer_types)
     bound: int | None = None
     if positions == "rope":
         rope = _rope_specs(model, config, model_type, family, layer_types)
+        # SmolLM3 leaves RoPE out of some layers ("NoPE"): their keys carry no position to move
+        no_rope = getattr(config, "no_rope_layers", None)
+        if no_rope is not None:
+            rope = [spec if no_rope[i] else None for i, spec in enumerate(rope)]
         bounds = [r.position_bound for r in rope if r is not None and r.position_bound is not None]
         bound = min(bounds) if bounds else None
     elif positions == "absolute":
         bound = _absolute_table_size(config, model_type)
+    elif model_type == "mpt":
+        # MPT slices its ALiBi bias from a table of max_seq_len keys: no more keys than that per query
+        bound = int(config.max_seq_len)
     accepts = "position_ids" in inspect.signature(model.forward).parameters
     return ModelSpec(
         model_type=model_type,
@@ -253,12 +277,15 @@ def _rope_specs(
         head_dim = config.n_embd // config.n_head
         dim = config.rotary_dim or head_dim
         inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2, dtype=torch.int64) / dim))
-        spec = RopeSpec(inv_freq.float(), dim, interleaved=True, position_bound=config.max_position_embeddings)
+        spec = RopeSpec(
+            inv_freq.float(), dim, interleaved=True, position_bound=config.max_position_embeddings
+        )
         return [spec] * len(layer_types)
     rotaries = [
         m
         for m in model.modules()
-        if hasattr(m, "original_inv_freq") or any(hasattr(m, f"{lt}_original_inv_freq") for lt in set(layer_types))
+        if hasattr(m, "original_inv_freq")
+        or any(hasattr(m, f"{lt}_original_inv_freq") for lt in set(layer_types))
     ]
     if not rotaries:
         raise _unsupported(model_type, "its rotary embedding module was not found")
@@ -309,7 +336,9 @@ def build_mask_dict(
     transformers' sliding layers read generate's own growing 2D mask, as they always do.
     """
     config = text_config(model)
-    embeds = torch.empty((bounded_mask.shape[0], query_length, 0), dtype=model.dtype, device=bounded_mask.device)
+    embeds = torch.empty(
+        (bounded_mask.shape[0], query_length, 0), dtype=model.dtype, device=bounded_mask.device
+    )
     common = {"config": config, "inputs_embeds": embeds, "cache": cache, "position_ids": position_ids}
     return {
         "full_attention": create_causal_mask(attention_mask=bounded_mask, **common),
@@ -319,19 +348,30 @@ def build_mask_dict(
 
 # --- generation -------------------------------------------------------------------------------
 @contextlib.contextmanager
-def steer_generation(model: PreTrainedModel, cache: BoundedCache, spec: ModelSpec) -> Iterator[None]:
+def steer_generation(model: Any, cache: BoundedCache, spec: ModelSpec) -> Iterator[None]:
     """Within the block, every forward that `generate` prepares gets the bounded cache's inputs.
 
     The model's `prepare_inputs_for_generation` is shadowed on the instance and restored on exit.
     """
     had_instance_attr = "prepare_inputs_for_generation" in model.__dict__
     original = model.prepare_inputs_for_generation
+    # Phi3 overrides it to drop the cache and re-feed the whole sequence when positions cross its
+    # original context (longrope switches frequencies there). kvlimit keeps positions below that
+    # context, so the switch never happens and the generic preparation is the right one.
+    inner = (
+        GenerationMixin.prepare_inputs_for_generation.__get__(model)
+        if spec.model_type == "phi3"
+        else original
+    )
     needs_dict = bool(cache.sliding_indices) and bool(cache.bounded_indices)
 
     def prepare(input_ids: torch.Tensor, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        model_inputs = original(input_ids, *args, **kwargs)
+        model_inputs = inner(input_ids, *args, **kwargs)
         if model_inputs.get("cache") is not cache:
-            return model_inputs
+            raise RuntimeError(
+                f"{type(model).__name__}.prepare_inputs_for_generation replaced the bounded cache; "
+                "kvlimit cannot bound this model's generation"
+            )
         new_ids = model_inputs["input_ids"]
         if new_ids is None:
             raise ValueError("kvlimit does not support inputs_embeds generation; pass input_ids")
@@ -346,18 +386,19 @@ def steer_generation(model: PreTrainedModel, cache: BoundedCache, spec: ModelSpe
             model_inputs["attention_mask"] = build_mask_dict(
                 model, cache, step.attention_mask, stock_mask, position_ids, q
             )
-        else:
+        elif cache.bounded_indices:
             model_inputs["attention_mask"] = step.attention_mask
+        # else: only transformers' own sliding layers (window below the limit) read generate's mask
         if spec.accepts_position_ids:
             model_inputs["position_ids"] = step.position_ids
         return model_inputs
 
-    model.prepare_inputs_for_generation = prepare  # type: ignore[method-assign]
+    model.prepare_inputs_for_generation = prepare
     try:
         yield
     finally:
         if had_instance_attr:
-            model.prepare_inputs_for_generation = original  # type: ignore[method-assign]
+            model.prepare_inputs_for_generation = original
         else:
             del model.prepare_inputs_for_generation
 
@@ -366,11 +407,20 @@ def make_reencode_fn(model: PreTrainedModel) -> Any:
     """A function that runs a fresh forward over kept tokens and returns each layer's (keys, values)."""
     takes_logits_to_keep = "logits_to_keep" in inspect.signature(model.forward).parameters
 
-    def reencode(ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    def reencode(
+        ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor
+    ) -> list[tuple[torch.Tensor, torch.Tensor]]:
         fresh = DynamicCache(config=text_config(model))
         extra = {"logits_to_keep": 1} if takes_logits_to_keep else {}
         with torch.no_grad():
-            out = model(input_ids=ids, attention_mask=mask, position_ids=positions, cache=fresh, use_cache=True, **extra)
+            out = model(
+                input_ids=ids,
+                attention_mask=mask,
+                position_ids=positions,
+                cache=fresh,
+                use_cache=True,
+                **extra,
+            )
         return [(layer.keys, layer.values) for layer in out.cache.layers]
 
     return reencode
@@ -402,7 +452,9 @@ def check_decoding_mode(mode: GenerationMode) -> None:
         return
     why = _UNSUPPORTED_MODES.get(mode, "it is not one of the supported modes")
     supported = "greedy search, multinomial sampling, beam search and beam sampling"
-    raise ValueError(f"{mode.value.replace('_', ' ')} is not supported with cache_limit: {why}. Supported: {supported}")
+    raise ValueError(
+        f"{mode.value.replace('_', ' ')} is not supported with cache_limit: {why}. Supported: {supported}"
+    )
 
 
 def run_decoding(
@@ -434,7 +486,9 @@ def run_decoding(
     )
 
 
-def is_prepared_call(logits_processor: Any, stopping_criteria: Any, generation_config: Any, kwargs: dict[str, Any]) -> bool:
+def is_prepared_call(
+    logits_processor: Any, stopping_criteria: Any, generation_config: Any, kwargs: dict[str, Any]
+) -> bool:
     """True when `GenerationMixin.generate` (not a user) is calling a custom_generate callable."""
     return (
         isinstance(logits_processor, LogitsProcessorList)
@@ -466,7 +520,7 @@ def generation_mode(generation_config: GenerationConfig, assistant_model: Any = 
     return generation_config.get_generation_mode(assistant_model)
 
 
-def stock_generate(model: PreTrainedModel, *args: Any, **kwargs: Any) -> Any:
+def stock_generate(model: Any, *args: Any, **kwargs: Any) -> Any:
     """transformers' own `generate`, bypassing an instance-level override set by `kvlimit.enable`."""
     return type(model).generate(model, *args, **kwargs)
 

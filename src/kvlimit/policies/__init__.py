@@ -40,7 +40,9 @@ def make_policy(policy: str | EvictionPolicy | None = None, **settings: Any) -> 
     if key not in POLICIES:
         close = difflib.get_close_matches(key, list(POLICIES), n=1, cutoff=0.5)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"policy={name!r} is not a known policy{hint}; known policies: {', '.join(POLICIES)}")
+        raise ValueError(
+            f"policy={name!r} is not a known policy{hint}; known policies: {', '.join(POLICIES)}"
+        )
     cls = POLICIES[key]
     allowed = cls.settings()
     unknown = sorted(set(given) - set(allowed))

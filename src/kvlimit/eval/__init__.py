@@ -1,0 +1,1 @@
+"""Evaluation helpers: the long-text corpus and streaming perplexity on it."""

@@ -1,0 +1,143 @@
+"""Reference computations the tests compare kvlimit against (see DESIGN.md, "Oracles").
+
+- `kept_indices`: which of a row's tokens a sinks/window cache holds when it consumes token j.
+- `fresh_logits`: the logits of a fresh forward over given tokens at positions 0..n-1.
+- `replay_logits`: feed a finished sequence back through a fresh BoundedCache, token by token.
+- `LimitRecorder`: records, at every forward, how many keys each query may see and what is stored.
+"""
+
+from __future__ import annotations
+
+import torch
+
+import kvlimit
+from kvlimit.cache import BoundedCache, BoundedLayer
+
+
+def kept_indices(j: int, limit: int, n_sink: int) -> list[int]:
+    """Token indices a cache of `limit` with `n_sink` sinks holds right after storing token j."""
+    if j < limit:
+        return list(range(j + 1))
+    return list(range(n_sink)) + list(range(j - (limit - n_sink) + 1, j + 1))
+
+
+def fresh_logits(model, tokens: list[int]) -> torch.Tensor:
+    """Last-position logits of a fresh forward over `tokens` at positions 0..n-1."""
+    ids = torch.tensor([tokens])
+    kwargs = {}
+    if "position_ids" in model.forward.__code__.co_varnames:
+        kwargs["position_ids"] = torch.arange(len(tokens))[None]
+    with torch.no_grad():
+        return model(input_ids=ids, **kwargs).logits[0, -1]
+
+
+def fresh_logits_many(model, sequences: list[list[int]]) -> list[torch.Tensor]:
+    """`fresh_logits` for many token lists, one forward per distinct length."""
+    by_length: dict[int, list[int]] = {}
+    for i, tokens in enumerate(sequences):
+        by_length.setdefault(len(tokens), []).append(i)
+    kwargs_positions = "position_ids" in model.forward.__code__.co_varnames
+    results: list[torch.Tensor | None] = [None] * len(sequences)
+    for length, members in by_length.items():
+        ids = torch.tensor([sequences[i] for i in members])
+        kwargs = (
+            {"position_ids": torch.arange(length)[None].expand(len(members), -1)} if kwargs_positions else {}
+        )
+        with torch.no_grad():
+            logits = model(input_ids=ids, **kwargs).logits[:, -1]
+        for row, i in enumerate(members):
+            results[i] = logits[row]
+    return results  # type: ignore[return-value]
+
+
+def real_tokens(sequence: torch.Tensor, prompt_mask: torch.Tensor) -> list[int]:
+    """A row's tokens without its left padding."""
+    keep = torch.cat([prompt_mask.bool(), torch.ones(len(sequence) - len(prompt_mask), dtype=torch.bool)])
+    return sequence[keep].tolist()
+
+
+def replay_logits(
+    model,
+    cache: BoundedCache,
+    prompt: torch.Tensor,
+    prompt_mask: torch.Tensor,
+    continuation: torch.Tensor,
+    chunk: int | None = None,
+) -> list[torch.Tensor]:
+    """Teacher-forced replay through a fresh bounded cache.
+
+    prompt / prompt_mask: (batch, P); continuation: (batch, T). Returns T tensors (batch, vocab): the
+    logits after the prompt and after each continuation token but the last, as generation saw them.
+    """
+    outputs = []
+    accepts_positions = "position_ids" in model.forward.__code__.co_varnames
+
+    def forward(ids, mask):
+        step = cache.prepare_step(ids, mask)
+        kwargs = {"position_ids": step.position_ids} if accepts_positions else {}
+        with torch.no_grad():
+            return model(
+                input_ids=ids, attention_mask=step.attention_mask, cache=cache, use_cache=True, **kwargs
+            ).logits[:, -1]
+
+    size = chunk or prompt.shape[1]
+    for start in range(0, prompt.shape[1], size):
+        logits = forward(prompt[:, start : start + size], prompt_mask[:, start : start + size])
+    outputs.append(logits)
+    for t in range(continuation.shape[1] - 1):
+        outputs.append(forward(continuation[:, t : t + 1], None))
+    return outputs
+
+
+class LimitRecorder:
+    """Checks the limit at every forward, per row and layer.
+
+    At each `prepare_step` it reads the attention mask the model gets: the last query of a row sees
+    every unmasked key of that row (earlier queries of a chunk see fewer, by causality). After each
+    layer's update it checks what is stored: valid slots per row and the allocated tensor size.
+    """
+
+    def __init__(self, monkeypatch, limit: int):
+        self.limit = limit
+        self.steps = 0
+        self.updates = 0
+        self.max_visible = 0
+        self.max_stored = 0
+        recorder = self
+        original_update = BoundedLayer.update
+        original_prepare = BoundedCache.prepare_step
+
+        def update(layer, key_states, value_states, *args, **kwargs):
+            keys, values = original_update(layer, key_states, value_states, *args, **kwargs)
+            recorder.after_update(layer, keys)
+            return keys, values
+
+        def prepare_step(cache, input_ids, attention_mask=None):
+            step = original_prepare(cache, input_ids, attention_mask)
+            recorder.after_prepare(step)
+            return step
+
+        monkeypatch.setattr(BoundedLayer, "update", update)
+        monkeypatch.setattr(BoundedCache, "prepare_step", prepare_step)
+
+    def after_prepare(self, step) -> None:
+        self.steps += 1
+        visible = int(step.attention_mask.sum(dim=1).max())
+        assert visible <= self.limit, f"a query sees {visible} > {self.limit} keys"
+        self.max_visible = max(self.max_visible, visible)
+
+    def after_update(self, layer: BoundedLayer, keys: torch.Tensor) -> None:
+        cache = layer.parent
+        self.updates += 1
+        assert keys.shape[2] == cache._plan.kv_length
+        assert layer.keys.shape[2] <= self.limit, (
+            f"layer {layer.layer_idx} allocated {layer.keys.shape[2]} slots"
+        )
+        stored = cache.valid.sum(dim=1)
+        assert int(stored.max()) <= self.limit, f"a row stores {int(stored.max())} > {self.limit} tokens"
+        assert stored.tolist() == cache.n_kept
+        self.max_stored = max(self.max_stored, int(stored.max()))
+
+
+def generate_limited(model, ids, mask, limit, **kwargs):
+    return kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, **kwargs)

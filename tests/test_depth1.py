@@ -1,0 +1,80 @@
+"""Oracle 2: in a one-layer model, each step's logits equal a fresh forward over the kept tokens.
+
+A one-layer model's keys depend only on token and position, so with the limit active the logits
+of every step must equal a fresh forward over exactly the tokens the policy keeps, at positions
+0..n-1 (StreamingLLM's in-cache positions). Checked for every RoPE and ALiBi family, sinks and
+window, in a left-padded batch whose rows have different lengths, long enough to evict many times
+and (RoPE) to rebase the positions several times.
+"""
+
+import pytest
+import torch
+from families import ALIBI_FAMILIES, ROPE_FAMILIES, ROPE_TYPES, attn_implementations, make_model
+from oracles import fresh_logits_many, kept_indices, real_tokens
+from test_identity import left_padded
+
+import kvlimit
+import kvlimit.generation
+
+LIMIT = 8
+NEW = 40
+
+
+def assert_depth1(model, policy, n_sink, new=NEW, limit=LIMIT, lengths=(3, 7)):
+    ids, mask = left_padded(model, lengths=lengths)
+    out = kvlimit.generate(
+        model,
+        input_ids=ids,
+        attention_mask=mask,
+        cache_limit=limit,
+        policy=policy,
+        n_sink=n_sink if policy == "sinks" else None,
+        max_new_tokens=new,
+        min_new_tokens=new,  # no early stop at EOS: every row runs the whole length (raw logits are unaffected)
+        do_sample=False,
+        return_dict_in_generate=True,
+        output_logits=True,
+    )
+    sinks = n_sink if policy == "sinks" else 0
+    for row in range(ids.shape[0]):
+        tokens = real_tokens(out.sequences[row], mask[row])
+        prompt = int(mask[row].sum())
+        # the forward of step t consumed token prompt - 1 + t; the oracle sees only what is kept then
+        kept = [
+            [tokens[i] for i in kept_indices(prompt - 1 + t, limit, sinks)] for t in range(len(out.logits))
+        ]
+        for logits, want in zip(out.logits, fresh_logits_many(model, kept), strict=True):
+            torch.testing.assert_close(logits[row], want, atol=1e-4, rtol=1e-4)
+    return out
+
+
+DEPTH1 = sorted(ROPE_FAMILIES | ALIBI_FAMILIES)
+
+
+@pytest.mark.parametrize("family", DEPTH1)
+@pytest.mark.parametrize(("policy", "n_sink"), [("sinks", 2), ("window", None)])
+def test_depth1_every_family(family, policy, n_sink, monkeypatch):
+    monkeypatch.setattr(kvlimit.generation, "_REBASE_MIN", 0)  # rebase RoPE keys every 4 x limit positions
+    model = make_model(family, num_layers=1, attn_implementation=attn_implementations(family)[0])
+    out = assert_depth1(model, policy, n_sink)
+    if family in ROPE_FAMILIES:
+        assert out.cache.stats["rebases"] >= 1
+
+
+@pytest.mark.parametrize("family", ["llama", "bloom", "falcon_alibi", "gptj", "gpt_neox"])
+def test_depth1_eager(family, monkeypatch):
+    monkeypatch.setattr(kvlimit.generation, "_REBASE_MIN", 0)
+    assert_depth1(make_model(family, num_layers=1, attn_implementation="eager"), "sinks", 3)
+
+
+@pytest.mark.parametrize("rope_type", ROPE_TYPES)
+def test_depth1_every_rope_type(rope_type, monkeypatch):
+    monkeypatch.setattr(kvlimit.generation, "_REBASE_MIN", 0)
+    assert_depth1(make_model("llama", num_layers=1, rope_type=rope_type), "sinks", 2)
+
+
+def test_depth1_default_rebase_far_past_the_context(monkeypatch):
+    """Positions stay bounded with the production settings too: 4 x limit tokens beyond."""
+    model = make_model("llama", num_layers=1)
+    out = assert_depth1(model, "sinks", 4, new=60, limit=12)
+    assert max(out.cache.kept_positions(0)) < 4 * 12 + 60

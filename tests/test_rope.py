@@ -1,0 +1,96 @@
+"""Re-rotation identities: rotate(RoPE(k, p), q - p) == RoPE(k, q), by the model's own rotary code."""
+
+import pytest
+import torch
+from families import make_model
+
+from kvlimit.integrations.hf import DynamicCache, inspect_model
+from kvlimit.positions.rope import RopeSpec
+
+ROPE_TYPES = ["default", "linear", "dynamic", "yarn", "longrope", "llama3"]
+
+
+def _keys_at(model, ids, start):
+    """Keys of layer 0 when `ids` sit at positions start, start+1, ... (the model's own RoPE)."""
+    cache = DynamicCache(config=model.config)
+    positions = torch.arange(start, start + ids.shape[1])[None]
+    with torch.no_grad():
+        model(input_ids=ids, position_ids=positions, cache=cache, use_cache=True)
+    return cache.layers[0].keys
+
+
+def _check_moves(model, p, q):
+    spec = inspect_model(model).rope[0]
+    assert spec is not None
+    ids = torch.randint(3, model.config.vocab_size, (1, 5))
+    moved = spec.rotate(_keys_at(model, ids, p), q - p)
+    torch.testing.assert_close(moved, _keys_at(model, ids, q), atol=2e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("rope_type", ROPE_TYPES)
+def test_llama_rope_types(rope_type):
+    model = make_model("llama", num_layers=1, rope_type=rope_type)
+    spec = inspect_model(model).rope[0]
+    bound = spec.position_bound
+    if rope_type in ("dynamic", "longrope"):
+        assert bound is not None  # frequencies change past it: positions must stay below
+        _check_moves(model, 3, bound - 6)
+        _check_moves(model, bound - 6, 0)
+    else:
+        assert bound is None
+        _check_moves(model, 3, 900)
+        _check_moves(model, 700, 1)
+
+
+@pytest.mark.parametrize(
+    "family",
+    [
+        "gptj",
+        "gpt_neox",
+        "stablelm",
+        "phi3",
+        "qwen2",
+        "qwen3",
+        "gemma2",
+        "gemma3_text",
+        "falcon",
+        "mistral",
+        "mixtral",
+    ],
+)
+def test_layouts_and_partial_rotary(family):
+    model = make_model(family, num_layers=1)
+    spec = inspect_model(model).rope[0]
+    assert spec is not None
+    top = spec.position_bound or 200
+    _check_moves(model, 2, top - 6)
+    _check_moves(model, top - 6, 0)
+
+
+def test_layout_details():
+    assert inspect_model(make_model("gptj", num_layers=1)).rope[0].interleaved
+    neox = inspect_model(make_model("gpt_neox", num_layers=1)).rope[0]
+    head_dim = (
+        make_model("gpt_neox", num_layers=1).config.hidden_size
+        // make_model("gpt_neox", num_layers=1).config.num_attention_heads
+    )
+    assert neox.rotary_dim < head_dim and not neox.interleaved
+
+
+def test_rotation_composes_and_inverts():
+    spec = RopeSpec(1.0 / (10000 ** (torch.arange(0, 16, 2) / 16)), 16)
+    x = torch.randn(2, 3, 4, 16)
+    torch.testing.assert_close(spec.rotate(spec.rotate(x, 7), -7), x, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(spec.rotate(spec.rotate(x, 3), 4), spec.rotate(x, 7), atol=1e-5, rtol=1e-5)
+    per_row = spec.rotate(x, torch.tensor([1, 5])[:, None, None])
+    torch.testing.assert_close(per_row[1], spec.rotate(x[1:], 5)[0])
+    # a pure rotation keeps norms (the model's attention_scaling is never applied twice)
+    torch.testing.assert_close(spec.rotate(x, 123456).norm(dim=-1), x.norm(dim=-1), atol=1e-4, rtol=1e-5)
+
+
+def test_partial_rotary_leaves_the_rest_alone():
+    spec = RopeSpec(1.0 / (10000 ** (torch.arange(0, 4, 2) / 4)), 4, interleaved=True)
+    x = torch.randn(1, 1, 3, 10)
+    moved = spec.rotate(x, 9)
+    assert torch.equal(moved[..., 4:], x[..., 4:])
+    assert not torch.allclose(moved[..., :4], x[..., :4])
