@@ -10,7 +10,7 @@ Importing kvlimit patches nothing. See README.md for the semantics and supported
 
 from .cache import BoundedCache, StepInputs
 from .config import LimitConfig
-from .generation import build_cache, disable, enable, generate, kv_bytes_per_token
+from .generation import build_cache, disable, enable, forward_step, generate, kv_bytes_per_token
 from .integrations.hf import UnsupportedModelError, inspect_model, supported_families
 from .policies import POLICIES, EvictionPolicy, Sinks, Window, make_policy
 
@@ -29,6 +29,7 @@ __all__ = [
     "build_cache",
     "disable",
     "enable",
+    "forward_step",
     "generate",
     "inspect_model",
     "kv_bytes_per_token",

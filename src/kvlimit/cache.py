@@ -303,6 +303,8 @@ class BoundedCache(Cache):
             Callable[[torch.Tensor, torch.Tensor, torch.Tensor], list[tuple[torch.Tensor, torch.Tensor]]]
             | None
         ) = None
+        #: The `ModelSpec` this cache was built for (set by `kvlimit.build_cache`).
+        self.model_spec: Any = None
         self.stats = {"rebases": 0, "reencodes": 0, "evicted": 0}
         self._reset_rows()
 

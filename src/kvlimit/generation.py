@@ -237,7 +237,47 @@ def build_cache(
     )
     if spec.positions == "absolute" and absolute_mode == "reencode":
         cache.reencode_fn = hf.make_reencode_fn(model)
+    cache.model_spec = spec
     return cache
+
+
+def forward_step(
+    model: Any,
+    cache: BoundedCache,
+    input_ids: torch.Tensor,
+    attention_mask: torch.Tensor | None = None,
+    **forward_kwargs: Any,
+) -> Any:
+    """One model forward through a bounded cache outside `generate` (custom loops, evaluation).
+
+    input_ids: (batch, q) new tokens; attention_mask: (batch, q) for just these tokens (1 = real,
+    0 = left padding), None when all are real. A forward may bring at most `cache_limit` minus the
+    policy's protected tokens. Returns the model output (logits for every new token unless
+    `logits_to_keep` is passed).
+    """
+    spec = cache.model_spec or hf.inspect_model(model)
+    step = cache.prepare_step(input_ids, attention_mask)
+    mask: Any = step.attention_mask
+    if cache.sliding_indices:
+        # transformers' own sliding layers read a 2D mask over every column seen so far
+        stock = None
+        if attention_mask is not None:
+            seen = torch.ones(
+                (input_ids.shape[0], cache.columns_seen), dtype=attention_mask.dtype, device=input_ids.device
+            )
+            stock = torch.cat((seen, attention_mask), dim=1)
+        if cache.bounded_indices:
+            position_ids = step.position_ids if spec.accepts_position_ids else None
+            mask = hf.build_mask_dict(
+                model, cache, step.attention_mask, stock, position_ids, input_ids.shape[1]
+            )
+        else:
+            mask = stock
+    kwargs = dict(forward_kwargs)
+    if spec.accepts_position_ids:
+        kwargs["position_ids"] = step.position_ids
+    with torch.no_grad():
+        return model(input_ids=input_ids, attention_mask=mask, cache=cache, use_cache=True, **kwargs)
 
 
 def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int) -> int | None:

@@ -90,7 +90,6 @@ FAMILIES: dict[str, Family] = {
     "mistral": Family("rope"),
     "mixtral": Family("rope"),
     "qwen2": Family("rope", mask_dict=True),
-    "qwen2_moe": Family("rope", mask_dict=True),
     "qwen3": Family("rope", mask_dict=True),
     "qwen3_moe": Family("rope", mask_dict=True),
     "gemma": Family("rope"),
@@ -101,7 +100,6 @@ FAMILIES: dict[str, Family] = {
     "stablelm": Family("rope"),
     "gpt_neox": Family("rope"),
     "starcoder2": Family("rope"),
-    "olmo": Family("rope"),
     "olmo2": Family("rope"),
     "granite": Family("rope"),
     "smollm3": Family("rope", mask_dict=True),
@@ -378,7 +376,8 @@ def steer_generation(model: Any, cache: BoundedCache, spec: ModelSpec) -> Iterat
         q = new_ids.shape[1]
         stock_mask = kwargs.get("attention_mask")
         # In a decode step generate always appends a real token: skip reading the mask (no host sync).
-        decoding = q == 1 and cache.columns_seen > 0
+        # Prefill forwards (chunked ones too) come with is_first_iteration=True and may hold padding.
+        decoding = q == 1 and cache.columns_seen > 0 and not kwargs.get("is_first_iteration", False)
         new_columns = None if (decoding or stock_mask is None) else stock_mask[:, -q:]
         step = cache.prepare_step(new_ids, new_columns)
         position_ids = step.position_ids if spec.accepts_position_ids else None
