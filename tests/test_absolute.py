@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import kvlimit
+
 from families import LEARNED_POSITION_FAMILIES, MAX_POSITIONS, make_model
 from oracles import kept_indices, real_tokens
 from test_identity import left_padded

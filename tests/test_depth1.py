@@ -9,12 +9,13 @@ and (RoPE) to rebase the positions several times.
 
 import pytest
 import torch
-from families import ALIBI_FAMILIES, ROPE_FAMILIES, ROPE_TYPES, attn_implementations, make_model
-from oracles import fresh_logits_many, kept_indices, real_tokens
-from test_identity import left_padded
 
 import kvlimit
 import kvlimit.generation
+
+from families import ALIBI_FAMILIES, ROPE_FAMILIES, ROPE_TYPES, attn_implementations, make_model
+from oracles import fresh_logits_many, kept_indices, real_tokens
+from test_identity import left_padded
 
 LIMIT = 8
 NEW = 40

@@ -25,7 +25,7 @@ def test_encoder_decoder_is_refused_with_the_supported_list():
 
 def test_state_space_model_is_refused():
     model = MambaForCausalLM(MambaConfig(vocab_size=64, hidden_size=32, num_hidden_layers=1, state_size=4))
-    with pytest.raises(kvlimit.UnsupportedModelError, match="recurrent .* gpt2"):
+    with pytest.raises(kvlimit.UnsupportedModelError, match=r"recurrent .* gpt2"):
         kvlimit.generate(model, input_ids=torch.tensor([[3, 4]]), cache_limit=8, max_new_tokens=2)
     with pytest.raises(kvlimit.UnsupportedModelError):
         kvlimit.enable(model)
@@ -37,14 +37,14 @@ def test_unverified_family_is_refused():
     config = AutoConfig.for_model("olmo", vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
                                   num_attention_heads=2)  # fmt: skip
     model = AutoModelForCausalLM.from_config(config)
-    with pytest.raises(kvlimit.UnsupportedModelError, match="'olmo' is not supported.*not been verified"):
+    with pytest.raises(kvlimit.UnsupportedModelError, match=r"'olmo' is not supported.*not been verified"):
         kvlimit.inspect_model(model)
 
 
 def test_assisted_decoding_is_refused_with_the_reason(tiny_llama):
     ids = torch.tensor([[5, 6, 7, 8]])
     with pytest.raises(
-        ValueError, match="assisted generation is not supported with cache_limit: .*rolls the cache back"
+        ValueError, match=r"assisted generation is not supported with cache_limit: .*rolls the cache back"
     ):
         tiny_llama.generate(input_ids=ids, max_new_tokens=4, custom_generate=kvlimit.generate, cache_limit=8,
                             assistant_model=tiny_llama)  # fmt: skip

@@ -7,6 +7,7 @@ import inspect
 
 import pytest
 import torch
+
 from families import (
     ALIBI_FAMILIES,
     EAGER_ONLY_FAMILIES,

@@ -7,9 +7,10 @@ is evicted, so tokens must be identical and scores equal to float precision.
 
 import pytest
 import torch
-from families import FAMILIES, attn_implementations, make_model
 
 import kvlimit
+
+from families import FAMILIES, attn_implementations, make_model
 
 NEW = 12
 

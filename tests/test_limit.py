@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import kvlimit
+
 from families import FAMILIES, attn_implementations, make_model
 from oracles import LimitRecorder
 from test_identity import left_padded

@@ -2,10 +2,11 @@
 
 import pytest
 import torch
-from families import make_model
 
 from kvlimit.integrations.hf import DynamicCache, inspect_model
 from kvlimit.positions.rope import RopeSpec
+
+from families import make_model
 
 ROPE_TYPES = ["default", "linear", "dynamic", "yarn", "longrope", "llama3"]
 

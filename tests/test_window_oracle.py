@@ -13,6 +13,7 @@ import torch
 
 import kvlimit
 import kvlimit.generation
+
 from families import ROPE_FAMILIES, SLIDING_WINDOW, attn_implementations, make_model
 from oracles import real_tokens
 from test_identity import left_padded
