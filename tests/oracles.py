@@ -8,10 +8,16 @@
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 
 import kvlimit
 from kvlimit.cache import BoundedCache, BoundedLayer
+
+
+def takes_positions(model) -> bool:
+    return "position_ids" in inspect.signature(model.forward).parameters
 
 
 def kept_indices(j: int, limit: int, n_sink: int) -> list[int]:
@@ -25,7 +31,7 @@ def fresh_logits(model, tokens: list[int]) -> torch.Tensor:
     """Last-position logits of a fresh forward over `tokens` at positions 0..n-1."""
     ids = torch.tensor([tokens])
     kwargs = {}
-    if "position_ids" in model.forward.__code__.co_varnames:
+    if takes_positions(model):
         kwargs["position_ids"] = torch.arange(len(tokens))[None]
     with torch.no_grad():
         return model(input_ids=ids, **kwargs).logits[0, -1]
@@ -36,7 +42,7 @@ def fresh_logits_many(model, sequences: list[list[int]]) -> list[torch.Tensor]:
     by_length: dict[int, list[int]] = {}
     for i, tokens in enumerate(sequences):
         by_length.setdefault(len(tokens), []).append(i)
-    kwargs_positions = "position_ids" in model.forward.__code__.co_varnames
+    kwargs_positions = takes_positions(model)
     results: list[torch.Tensor | None] = [None] * len(sequences)
     for length, members in by_length.items():
         ids = torch.tensor([sequences[i] for i in members])
@@ -70,7 +76,7 @@ def replay_logits(
     logits after the prompt and after each continuation token but the last, as generation saw them.
     """
     outputs = []
-    accepts_positions = "position_ids" in model.forward.__code__.co_varnames
+    accepts_positions = takes_positions(model)
 
     def forward(ids, mask):
         step = cache.prepare_step(ids, mask)
