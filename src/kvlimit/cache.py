@@ -103,6 +103,7 @@ class _KeyStack:
 
     layer_indices: list[int]
     keys: torch.Tensor  # (layers, batch, kv_heads, slots, head_dim)
+    pristine: torch.Tensor  # (layers, batch, kv_heads, n_sink, head_dim): sinks as first written
     rope: RopeSpec
 
 
@@ -606,17 +607,15 @@ class BoundedCache(Cache):
             key = (tuple(layer.keys.shape), layer.keys.dtype, layer.keys.device, id(layer.rope))
             groups.setdefault(key, []).append(layer)
         for members in groups.values():
-            stack = torch.stack([layer.keys for layer in members if layer.keys is not None])
+            if any(layer.keys is None or layer.pristine is None for layer in members):
+                continue
+            stack = torch.stack([layer.keys for layer in members])  # type: ignore[misc]
+            pristine = torch.stack([layer.pristine for layer in members])  # type: ignore[misc]
             for i, layer in enumerate(members):
-                layer.keys = stack[i]
+                layer.keys, layer.pristine = stack[i], pristine[i]
             rope = members[0].rope
             assert rope is not None
-            self._stacks.append(_KeyStack([m.layer_idx for m in members], stack, rope))
-
-    def _pristine(self, layer_idx: int) -> torch.Tensor:
-        pristine = self._bounded[layer_idx].pristine
-        assert pristine is not None
-        return pristine
+            self._stacks.append(_KeyStack([m.layer_idx for m in members], stack, pristine, rope))
 
     def _rotate_sinks(self, delta: list[int]) -> None:
         """Rotate each row's sink keys from their pristine copy by `delta[b]` positions."""
@@ -637,9 +636,8 @@ class BoundedCache(Cache):
         if self._stacks:
             for st in self._stacks:
                 cos, sin = st.rope.cos_sin(delta_t, device)
-                pristine = torch.stack([self._pristine(m) for m in st.layer_indices])
                 st.keys[:, :, :, :n] = st.rope.apply(
-                    pristine, cos[None, :, None, None, :], sin[None, :, None, None, :]
+                    st.pristine, cos[None, :, None, None, :], sin[None, :, None, None, :]
                 )
             stacked = {m for st in self._stacks for m in st.layer_indices}
         else:
@@ -796,12 +794,14 @@ class BoundedCache(Cache):
         stacked: set[int] = set()
         if self._stacks:
             for st in self._stacks:
-                if keep_host:
+                if keep_host:  # the same rows, permuted: in place, so the layers' views stay valid
                     st.keys.copy_(st.keys.index_select(1, index))
+                    st.pristine.copy_(st.pristine.index_select(1, index))
                 else:
                     st.keys = st.keys.index_select(1, index)
+                    st.pristine = st.pristine.index_select(1, index)
                     for i, m in enumerate(st.layer_indices):
-                        self._bounded[m].keys = st.keys[i]
+                        self._bounded[m].keys, self._bounded[m].pristine = st.keys[i], st.pristine[i]
                 stacked.update(st.layer_indices)
         for layer in self._bounded_layers():
             if not layer.is_initialized:
@@ -809,9 +809,9 @@ class BoundedCache(Cache):
             assert layer.keys is not None and layer.values is not None
             if layer.layer_idx not in stacked:
                 layer.keys = layer.keys.index_select(0, index)
+                if layer.pristine is not None:
+                    layer.pristine = layer.pristine.index_select(0, index)
             layer.values = layer.values.index_select(0, index)
-            if layer.pristine is not None:
-                layer.pristine = layer.pristine.index_select(0, index)
         for sliding in self._sliding.values():
             if sliding.keys is not None and sliding.values is not None and sliding.keys.numel() > 0:
                 sliding.keys = sliding.keys.index_select(0, index)
