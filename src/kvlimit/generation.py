@@ -183,6 +183,10 @@ def _cache_for_call(
             raise ValueError(
                 f"cache_limit={config.cache_limit_tokens} differs from the passed BoundedCache's limit {existing.cache_limit}"
             )
+        if existing.policy != config.policy:
+            raise ValueError(
+                f"policy {config.policy.describe()} differs from the passed BoundedCache's {existing.policy.describe()}"
+            )
         return existing
     if existing is not None and getattr(existing, "_is_user_defined", False):
         raise ValueError(
@@ -294,8 +298,17 @@ def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int)
 
 
 def kv_bytes_per_token(model: Any) -> int:
-    """Bytes of keys and values one token takes in the cache of one sequence (all layers)."""
-    return hf.probe_kv_bytes_per_token(model)
+    """Bytes of keys and values one token takes in the cache of one sequence (all layers).
+
+    Measured once per model, dtype and device with a one-token forward (exact for every family),
+    then remembered on the model.
+    """
+    key = (str(model.dtype), str(model.device))
+    known = getattr(model, "_kvlimit_kv_bytes", None)
+    if known is None or known[0] != key:
+        known = (key, hf.probe_kv_bytes_per_token(model))
+        model._kvlimit_kv_bytes = known
+    return int(known[1])
 
 
 def enable(model: Any) -> Any:

