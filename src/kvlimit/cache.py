@@ -448,7 +448,9 @@ class BoundedCache(Cache):
             self.n_seen[b] += 1
         self._dev_count.add_(1).clamp_(max=self.slots)
         self._dev_seen.add_(1)
-        width = max(self.n_kept)
+        # Rows fill slots 0..n-1 until they first evict; after that a row is full, or (a hole left by an
+        # eviction outside decode) may hold a token in any slot: then show every slot.
+        width = self.slots if self._has_holes else max(self.n_kept)
         self._plan = _Plan(
             kind="decode", q=1, kv_length=width, slot=slot, permute=permute, sink_writes=sink_writes
         )
