@@ -68,11 +68,16 @@ class StepInputs:
         attention_mask: (batch, kv_length) long 2D mask over the keys the bounded layers return
             (stored slots, then the new tokens).
         kind: "decode" (one token per row, written in place) or "chunk".
+        mask_all_kept: every column of `attention_mask` is a kept token in every row (known on the
+            host, without reading the mask): a model that builds its causal mask from the cache's
+            sizes may then be given no 2D mask at all, which spares transformers' mask code a
+            host-device synchronisation (its all-ones check) in every decode step.
     """
 
     position_ids: torch.Tensor | None
     attention_mask: torch.Tensor
     kind: str
+    mask_all_kept: bool = False
 
 
 @dataclass
@@ -455,7 +460,8 @@ class BoundedCache(Cache):
             kind="decode", q=1, kv_length=width, slot=slot, permute=permute, sink_writes=sink_writes
         )
         mask = self.valid[:, :width].long()
-        return StepInputs(positions[:, None], mask, "decode")
+        # n_kept counts each row's valid slots, so a row holding `width` of them fills the mask's columns
+        return StepInputs(positions[:, None], mask, "decode", mask_all_kept=min(self.n_kept) >= width)
 
     def _ordered_evict(self, full: list[bool]) -> tuple[torch.Tensor, torch.Tensor]:
         """Ordered storage: remove each full row's lowest-scoring slot by shifting later slots left."""

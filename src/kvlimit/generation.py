@@ -261,7 +261,8 @@ def forward_step(
     """
     spec = cache.model_spec or hf.inspect_model(model)
     step = cache.prepare_step(input_ids, attention_mask)
-    mask: Any = step.attention_mask
+    bounded_mask = None if step.mask_all_kept and spec.mask_optional else step.attention_mask
+    mask: Any = bounded_mask
     if cache.sliding_indices:
         # transformers' own sliding layers read a 2D mask over every column seen so far
         stock = None
@@ -272,9 +273,7 @@ def forward_step(
             stock = torch.cat((seen, attention_mask), dim=1)
         if cache.bounded_indices:
             position_ids = step.position_ids if spec.accepts_position_ids else None
-            mask = hf.build_mask_dict(
-                model, cache, step.attention_mask, stock, position_ids, input_ids.shape[1]
-            )
+            mask = hf.build_mask_dict(model, cache, bounded_mask, stock, position_ids, input_ids)
         else:
             mask = stock
     kwargs = dict(forward_kwargs)

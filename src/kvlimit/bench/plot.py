@@ -66,7 +66,9 @@ def plot_bench(result: dict[str, Any], path: str | os.PathLike[str]) -> None:
             linestyles="--",
             label=f"recompute (median of {rec['steps']} steps at a full {rec['window']}-token window)",
         )
-    ax_lat.axvline(full_at, color="black", linestyle=":", linewidth=1, label="kvlimit's cache full (KV length L)")
+    ax_lat.axvline(
+        full_at, color="black", linestyle=":", linewidth=1, label="kvlimit's cache full (KV length L)"
+    )
     ax_lat.set_yscale("log")
     ax_lat.set_xlabel("tokens generated")
     ax_lat.set_ylabel("latency per token (ms, bucket median, 10-90 % band)")

@@ -177,6 +177,15 @@ class ModelSpec:
     attn_implementation: str
 
     @property
+    def mask_optional(self) -> bool:
+        """The model needs no 2D mask when every key is a kept token.
+
+        True where the causal mask comes from the cache's sizes alone. ALiBi models build their
+        biases from the 2D mask, and a model without `position_ids` may derive positions from it.
+        """
+        return self.positions != "alibi" and self.accepts_position_ids
+
+    @property
     def num_layers(self) -> int:
         return len(self.layer_types)
 
@@ -323,20 +332,20 @@ def _rope_position_bound(rotary: Any, config: Any, rope_type: str, layer_type: s
 def build_mask_dict(
     model: PreTrainedModel,
     cache: Cache,
-    bounded_mask: torch.Tensor,
+    bounded_mask: torch.Tensor | None,
     stock_mask: torch.Tensor | None,
     position_ids: torch.Tensor | None,
-    query_length: int,
+    query_ids: torch.Tensor,
 ) -> dict[str, Any]:
     """Masks for a model mixing bounded layers with transformers' own sliding layers.
 
-    Bounded (full-attention) layers read `bounded_mask`, whose columns are the cache's slots;
-    transformers' sliding layers read generate's own growing 2D mask, as they always do.
+    Bounded (full-attention) layers read `bounded_mask`, whose columns are the cache's slots (None:
+    every slot is a kept token); transformers' sliding layers read generate's own growing 2D mask, as
+    they always do. `query_ids` (batch, q) are the step's new tokens.
     """
+    query_length = query_ids.shape[1]
     config = text_config(model)
-    embeds = torch.empty(
-        (bounded_mask.shape[0], query_length, 0), dtype=model.dtype, device=bounded_mask.device
-    )
+    embeds = torch.empty((query_ids.shape[0], query_length, 0), dtype=model.dtype, device=query_ids.device)
     common = {"config": config, "inputs_embeds": embeds, "cache": cache, "position_ids": position_ids}
     return {
         "full_attention": create_causal_mask(attention_mask=bounded_mask, **common),
@@ -381,12 +390,13 @@ def steer_generation(model: Any, cache: BoundedCache, spec: ModelSpec) -> Iterat
         new_columns = None if (decoding or stock_mask is None) else stock_mask[:, -q:]
         step = cache.prepare_step(new_ids, new_columns)
         position_ids = step.position_ids if spec.accepts_position_ids else None
+        bounded_mask = None if step.mask_all_kept and spec.mask_optional else step.attention_mask
         if needs_dict:
             model_inputs["attention_mask"] = build_mask_dict(
-                model, cache, step.attention_mask, stock_mask, position_ids, q
+                model, cache, bounded_mask, stock_mask, position_ids, new_ids
             )
         elif cache.bounded_indices:
-            model_inputs["attention_mask"] = step.attention_mask
+            model_inputs["attention_mask"] = bounded_mask
         # else: only transformers' own sliding layers (window below the limit) read generate's mask
         if spec.accepts_position_ids:
             model_inputs["position_ids"] = step.position_ids

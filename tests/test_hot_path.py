@@ -1,0 +1,71 @@
+"""The decode step adds no host-device synchronisation to stock generate's own.
+
+A synchronisation shows up as `aten::_local_scalar_dense` (what `.item()`, `bool(tensor)` and
+`int(tensor)` run). Stock `generate` already has one per step (its stopping check); a bounded decode
+step, eviction included, must not add any. The count is taken over two runs of different lengths,
+so set-up work (prefill, generate's preparation) cancels and only the per-step cost remains.
+"""
+
+import pytest
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import kvlimit
+
+from families import FAMILIES, make_model
+from test_identity import left_padded
+
+LIMIT = 6
+SHORT, LONG = 12, 24  # both far past the limit: every step of the difference evicts
+
+
+class SyncCounter(TorchDispatchMode):
+    """Counts host reads of tensor values inside the block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func is torch.ops.aten._local_scalar_dense.default:
+            self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def syncs_per_step(model, ids, mask, **kwargs) -> float:
+    counts = []
+    for new_tokens in (SHORT, LONG):
+        counter = SyncCounter()
+        with counter:
+            model.generate(
+                input_ids=ids, attention_mask=mask, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                **{"do_sample": False, **kwargs},
+            )  # fmt: skip
+        counts.append(counter.count)
+    return (counts[1] - counts[0]) / (LONG - SHORT)
+
+
+@pytest.mark.parametrize("padded", [False, True], ids=["unpadded", "left-padded"])
+@pytest.mark.parametrize("family", FAMILIES)
+def test_decode_step_adds_no_host_sync(family, padded):
+    model = make_model(family)
+    if padded:
+        ids, mask = left_padded(model, lengths=(3, 5))
+    else:
+        ids = torch.randint(3, model.config.vocab_size, (2, 5), generator=torch.Generator().manual_seed(0))
+        mask = torch.ones_like(ids)
+    stock = syncs_per_step(model, ids, mask)
+    bounded = syncs_per_step(model, ids, mask, custom_generate=kvlimit.generate, cache_limit=LIMIT)
+    assert stock >= 1  # the counter sees generate's own stopping check
+    assert bounded <= stock, f"{family}: {bounded} host syncs per decode step against stock's {stock}"
+
+
+@pytest.mark.parametrize(
+    "mode", [{"do_sample": True, "top_k": 5}, {"num_beams": 3}], ids=["sampling", "beams"]
+)
+def test_sampling_and_beam_steps_add_no_host_sync(mode):
+    model = make_model("llama")
+    ids, mask = left_padded(model, lengths=(3, 5))
+    stock = syncs_per_step(model, ids, mask, **mode)
+    bounded = syncs_per_step(model, ids, mask, custom_generate=kvlimit.generate, cache_limit=LIMIT, **mode)
+    assert bounded <= stock, f"{mode}: {bounded} host syncs per decode step against stock's {stock}"
