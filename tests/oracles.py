@@ -98,8 +98,9 @@ def replay_logits(
 class LimitRecorder:
     """Checks the limit at every forward, per row and layer.
 
-    At each `prepare_step` it reads the attention mask the model gets: the last query of a row sees
-    every unmasked key of that row (earlier queries of a chunk see fewer, by causality). After each
+    At each `prepare_step` it reads the attention mask the step plans: the last query of a row sees
+    every unmasked key of that row (earlier queries of a chunk see fewer, by causality). A step that
+    says every column is a kept token (the model may then get no 2D mask) must hold no zero. After each
     layer's update it checks what is stored: valid slots per row and the allocated tensor size.
     """
 
@@ -109,6 +110,7 @@ class LimitRecorder:
         self.updates = 0
         self.max_visible = 0
         self.max_stored = 0
+        self.all_kept_steps = 0
         recorder = self
         original_update = BoundedLayer.update
         original_prepare = BoundedCache.prepare_step
@@ -129,6 +131,9 @@ class LimitRecorder:
     def after_prepare(self, step) -> None:
         self.steps += 1
         visible = int(step.attention_mask.sum(dim=1).max())
+        if step.mask_all_kept:
+            assert bool(step.attention_mask.all()), "a step without a mask would attend to an empty slot"
+            self.all_kept_steps += 1
         assert visible <= self.limit, f"a query sees {visible} > {self.limit} keys"
         self.max_visible = max(self.max_visible, visible)
 

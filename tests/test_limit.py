@@ -27,6 +27,8 @@ def test_limit_holds_every_step(family, monkeypatch):
         do_sample=True, return_dict_in_generate=True,
     )  # fmt: skip
     assert recorder.steps == 20 and recorder.max_visible == LIMIT
+    # left padding: rows hold different counts until both are full, then every slot is a kept token
+    assert 0 < recorder.all_kept_steps < recorder.steps
     assert out.cache.stored_tokens() == [LIMIT, LIMIT] or out.cache.sliding_indices
     for layer in out.cache.layers:
         if isinstance(layer, kvlimit.cache.BoundedLayer):

@@ -1,7 +1,8 @@
 """Every transformers internal kvlimit depends on lives here (checked against transformers 5.25).
 
-Contract: the rest of kvlimit imports transformers classes and helpers only through this module.
-It provides
+Contract: the rest of kvlimit reaches transformers internals (cache protocol, mask builders,
+rotary classes, generation loops and modes) only through this module; it imports only public API
+(`AutoModelForCausalLM`, `DynamicCache`, stopping criteria, streamers) directly. It provides
 
 - the cache base classes (`Cache`, `CacheLayerMixin`, `DynamicSlidingWindowLayer`);
 - `inspect_model(model) -> ModelSpec`: the model's family, positional scheme, per-layer RoPE
@@ -19,7 +20,8 @@ Facts this relies on (transformers 5.25): the model kwarg is `cache` (was `past_
 callable with `(model, input_ids, logits_processor=, stopping_criteria=, generation_config=,
 **custom_kwargs, **model_kwargs)` and swallows `streamer`; masks are built by `create_causal_mask`
 from a 2D mask read at columns `kv_offset + i` of `cache.get_mask_sizes`, with queries at
-`cache.get_query_offset`.
+`cache.get_query_offset`; with no 2D mask they are sized from the cache alone (and sdpa's per-step
+all-ones check of a given mask, a host sync, is skipped).
 """
 
 from __future__ import annotations
