@@ -1,14 +1,13 @@
 """The committed CPU benchmark: SmolLM2-135M, stock generate vs kvlimit vs recomputation.
 
 A thin wrapper over `kvlimit.bench.run_bench` (the same measurement as `kvlimit bench`) with the
-settings of `benchmarks/results/` as defaults: L = 1024, T = 16000, policy sinks, one torch thread.
-Prints the report and writes `<out>/<name>.json` and `<out>/<name>.png`.
+settings of the committed `benchmarks/results/bench-smollm2-135m-cpu.*` as defaults: L = 1024,
+T = 16000, policy sinks, `kvlimit bench`'s default prompt, torch's own thread count (2 on the
+project's 2-core machine). Prints the report and writes `<out>/<name>.json` and `<out>/<name>.png`.
 
-    python benchmarks/decode_bench.py                          # about an hour on a 2-core CPU
+    python benchmarks/decode_bench.py                          # about 46 minutes on a 2-core CPU
     python benchmarks/decode_bench.py --tokens 2048 --name quick --out /tmp
-
-One thread is the default because these benchmarks run on small shared machines, where two
-OpenMP threads competing with other processes are several times slower and far noisier than one.
+    python benchmarks/decode_bench.py --threads 1              # steadier on a loaded, shared machine
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import time
 import torch
 
 from kvlimit.bench import BenchSettings, plot_bench, report_lines, run_bench
+from kvlimit.bench.command import DEFAULT_PROMPT
 from kvlimit.models import load_model
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -39,19 +39,18 @@ def main() -> int:
     parser.add_argument("--policy", default="sinks", help="comma-separated policies (default: sinks)")
     parser.add_argument("--rounds", type=int, default=200, help="interleaved rounds at KV length L")
     parser.add_argument("--recompute-steps", type=int, default=24)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument(
-        "--prompt", default="Once upon a time, in a small town by the sea, there lived an old"
-    )
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's own)")
+    parser.add_argument("--prompt", default=DEFAULT_PROMPT)
     parser.add_argument(
         "--out", default=str(HERE / "results"), help="output folder (default: benchmarks/results)"
     )
     parser.add_argument(
-        "--name", default="smollm2-135m-cpu", help="file name stem (default: smollm2-135m-cpu)"
+        "--name", default="bench-smollm2-135m-cpu", help="file name stem (default: bench-smollm2-135m-cpu)"
     )
     args = parser.parse_args()
 
-    torch.set_num_threads(args.threads)
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
     started = time.perf_counter()
     loaded = load_model(args.model)
     ids = loaded.tokenizer(args.prompt, add_special_tokens=False)["input_ids"]
