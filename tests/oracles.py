@@ -76,15 +76,10 @@ def replay_logits(
     logits after the prompt and after each continuation token but the last, as generation saw them.
     """
     outputs = []
-    accepts_positions = takes_positions(model)
 
     def forward(ids, mask):
-        step = cache.prepare_step(ids, mask)
-        kwargs = {"position_ids": step.position_ids} if accepts_positions else {}
-        with torch.no_grad():
-            return model(
-                input_ids=ids, attention_mask=step.attention_mask, cache=cache, use_cache=True, **kwargs
-            ).logits[:, -1]
+        # forward_step: the cache's plan, plus the column mask transformers' own sliding layers need
+        return kvlimit.forward_step(model, cache, ids, mask).logits[:, -1]
 
     size = chunk or prompt.shape[1]
     for start in range(0, prompt.shape[1], size):

@@ -220,6 +220,18 @@ def test_window_policy_and_byte_budget(
     assert report["policy"] == "window"
 
 
+def test_knorm_policy_with_its_settings(
+    tiny: TinyModel, bytes_per_token: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        capsys, *folder_args(tiny, "--json", "--policy", "knorm", "--n-sink", "2", "--n-recent", "3")
+    )
+    assert code == 0
+    report = json.loads(out)
+    assert report["policy"] == "knorm(n_sink=2, n_recent=3)"
+    assert report["cache_bytes"] == LIMIT * bytes_per_token
+
+
 def test_beam_search_prints_the_text_at_the_end(
     tiny: TinyModel, bytes_per_token: int, capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path
 ) -> None:
@@ -436,7 +448,13 @@ def assert_error(capsys: pytest.CaptureFixture[str], argv: list[Any], *needles: 
         (["--cache-limit", "4", "--n-sink", "4"], ["protects 4 tokens", "--cache-limit 4"]),
         (["--cache-limit", "4"], ["protects 4 tokens"]),  # the default n_sink
         (["--policy", "sink"], ["not a known policy", "did you mean 'sinks'"]),
-        (["--policy", "window", "--n-sink", "2"], ["--n-sink applies to --policy sinks only"]),
+        (["--policy", "window", "--n-sink", "2"], ["--n-sink applies to --policy sinks and knorm only"]),
+        (["--policy", "sinks", "--n-recent", "2"], ["--n-recent applies to --policy knorm only"]),
+        (["--policy", "knorm", "--n-recent", "-1"], ["--n-recent must be >= 0; got -1"]),
+        (
+            ["--cache-limit", "8", "--policy", "knorm", "--n-recent", "4"],
+            ["n_sink + n_recent", "--cache-limit 8"],
+        ),
         (["--greedy", "--temperature", "0.5"], ["--greedy takes no sampling options", "--temperature"]),
     ],
 )

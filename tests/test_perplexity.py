@@ -92,6 +92,8 @@ def llama():
         ("qwen3", "sinks", (7,)),
         ("gpt2", "sinks", (7, 60)),  # learned absolute positions
         ("gemma2", "window", (7, 64)),  # its own sliding layers (window 8) beside bounded full layers
+        ("llama", "knorm", (1, 7, 60)),  # per-layer policy
+        ("gemma2", "knorm", (7,)),
     ],
 )
 def test_streaming_with_room_for_the_text_equals_one_forward(family, policy, chunks):
@@ -126,7 +128,7 @@ def test_full_equals_one_forward_and_accepts_a_batch_of_one(llama):
 # --- the bounded case ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("policy", ["sinks", "window"])
+@pytest.mark.parametrize("policy", ["sinks", "window", "knorm"])
 def test_cache_never_holds_more_than_the_limit(llama, policy, monkeypatch):
     limit, chunk = 12, 5
     keys_seen: list[int] = []
@@ -406,6 +408,16 @@ def test_command_reads_the_corpus_word_and_byte_limits(tiny, text_file, monkeypa
     assert [(r["label"], r["chunk"]) for r in data["runs"]] == [("sinks@20", 5)]
 
 
+def test_command_runs_knorm_with_its_settings(tiny, text_file, capsys):
+    args = ppl(tiny, text_file, "--policy", "knorm", "--baseline", "none", "--cache-limit", "20",
+               "--n-sink", "2", "--n-recent", "4", "--max-tokens", "80", "--json")  # fmt: skip
+    assert command.run(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n_sink"] == 2 and data["n_recent"] == 4
+    (run,) = data["runs"]
+    assert run["label"] == "knorm@20" and run["tokens"] == 80 and math.isfinite(run["ppl"])
+
+
 @pytest.mark.parametrize(
     ("argv", "match"),
     [
@@ -419,6 +431,9 @@ def test_command_reads_the_corpus_word_and_byte_limits(tiny, text_file, monkeypa
         (["--segment", "0"], "--segment"),
         (["--threads", "0"], "--threads"),
         (["--cache-limit", "4", "--n-sink", "4"], "--n-sink 4"),
+        (["--n-recent", "2"], "--n-recent applies to --policy knorm only"),
+        (["--policy", "knorm", "--cache-limit", "16", "--n-recent", "12"], "--n-recent 12 leaves no room"),
+        (["--policy", "knorm", "--n-recent", "-1"], "--n-recent must be >= 0"),
         (["--plot", "out.jpg"], "PNG"),
         (["--memory-budget", "lots"], "--memory-budget"),
         (["--cache-limit", "1B"], "--cache-limit"),

@@ -86,3 +86,26 @@ def test_own_sliding_window_below_the_limit(family):
     model = make_model(family, attn_implementation=attn_implementations(family)[0])
     out = run(model, 12, lengths=(3, 7))
     assert out.cache.sliding_indices and out.cache.bounded_indices
+
+
+@pytest.mark.parametrize("family", ["gemma2", "gemma3_text"])
+def test_forward_step_remembers_left_padding_for_the_models_own_sliding_layers(family):
+    """Outside generate, a left-padded row's pad columns stay masked in transformers' own sliding layers
+    (limit 9 > window 8) for as long as they are inside the window: decode steps equal the banded forward."""
+    model = make_model(family, attn_implementation=attn_implementations(family)[0])
+    ids, mask = left_padded(model, lengths=(4, 9))
+    limit = 9
+    spec = kvlimit.inspect_model(model)
+    cache = kvlimit.build_cache(model, spec, kvlimit.LimitConfig.create(limit, "window"), limit, None)
+    assert cache.sliding_indices and cache.bounded_indices
+    generator = torch.Generator().manual_seed(4)
+    fed = torch.randint(3, model.config.vocab_size, (2, 12), generator=generator)
+    logits = [kvlimit.forward_step(model, cache, ids, mask).logits[:, -1]]
+    for t in range(fed.shape[1]):
+        logits.append(kvlimit.forward_step(model, cache, fed[:, t : t + 1]).logits[:, -1])
+    for row in range(2):
+        tokens = ids[row][mask[row].bool()].tolist() + fed[row].tolist()
+        want = banded_logits(model, tokens, limit)
+        prompt = int(mask[row].sum())
+        for step, got in enumerate(logits):
+            torch.testing.assert_close(got[row], want[prompt - 1 + step], atol=2e-4, rtol=2e-4)

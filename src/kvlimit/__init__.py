@@ -12,7 +12,7 @@ from .cache import BoundedCache, StepInputs
 from .config import LimitConfig
 from .generation import build_cache, disable, enable, forward_step, generate, kv_bytes_per_token
 from .integrations.hf import UnsupportedModelError, inspect_model, supported_families
-from .policies import POLICIES, EvictionPolicy, Sinks, Window, make_policy
+from .policies import POLICIES, EvictionPolicy, KeyNorm, Sinks, SlotView, Window, make_policy
 
 __version__ = "0.1.0"
 
@@ -20,8 +20,10 @@ __all__ = [
     "POLICIES",
     "BoundedCache",
     "EvictionPolicy",
+    "KeyNorm",
     "LimitConfig",
     "Sinks",
+    "SlotView",
     "StepInputs",
     "UnsupportedModelError",
     "Window",

@@ -37,6 +37,20 @@ where the model's frequencies are fixed.
 
 Layers of a model's own sliding-window type are bounded by the same plan when `cache_limit` is
 at most their window; when the window is smaller they keep transformers' own sliding layer.
+
+Per-layer policies
+------------------
+A policy with `per_layer = True` (e.g. `knorm`) keeps its own tokens in every bounded layer: the
+per-slot state above exists once per layer (a "slot group"; positional policies have one group
+for all layers), each layer evicts by its own scores, and the policy's `token_statistic` of each
+stored key is kept beside its slot. Every layer of a row holds the same number of tokens (each
+evicts exactly what the step needs), so one attention mask serves all layers. Positions: RoPE keys
+stay where they were written (no sink rotation, since the kept tokens are not one contiguous run)
+and once a row's next position reaches `rebase_after`, that row's keys are re-rotated, in every
+layer, to in-cache positions 0..n-1 by their rank (rows are ranked on their own, so a row's results
+never depend on its batch), so a key's distance to the query stays below `rebase_after`; ALiBi models read
+in-cache distances from the column order as always; learned absolute positions are clamped (a
+re-encode cannot reproduce a different kept set in every layer).
 """
 
 from __future__ import annotations
@@ -81,22 +95,65 @@ class StepInputs:
 
 
 @dataclass
+class _SlotState:
+    """Per-row, per-slot bookkeeping of one slot group (the layers that keep the same tokens).
+
+    Every tensor is (batch, slots). `statistic` exists for per-layer policies only.
+    """
+
+    valid: torch.Tensor  # bool, True where a slot holds a token
+    token_index: torch.Tensor  # long, the token's index in its row, -1 when empty
+    token_ids: torch.Tensor  # long, -1 when empty
+    positions: torch.Tensor  # long, the position each key is encoded at
+    statistic: torch.Tensor | None = None  # float32, the policy's `token_statistic` of the stored key
+
+    @classmethod
+    def empty(cls, batch: int, slots: int, device: torch.device, with_statistic: bool) -> _SlotState:
+        return cls(
+            valid=torch.zeros((batch, slots), dtype=torch.bool, device=device),
+            token_index=torch.full((batch, slots), -1, dtype=torch.long, device=device),
+            token_ids=torch.full((batch, slots), -1, dtype=torch.long, device=device),
+            positions=torch.zeros((batch, slots), dtype=torch.long, device=device),
+            statistic=torch.zeros((batch, slots), dtype=torch.float32, device=device)
+            if with_statistic
+            else None,
+        )
+
+    def view(self) -> SlotView:
+        return SlotView(self.token_index, self.valid, self.token_ids, self.statistic)
+
+    def _names(self) -> tuple[str, ...]:
+        names = ("valid", "token_index", "token_ids", "positions")
+        return (*names, "statistic") if self.statistic is not None else names
+
+    def gather_(self, permute: torch.Tensor) -> None:
+        """Reorder the slots of every row: slot j takes what slot `permute[b, j]` held."""
+        for name in self._names():
+            setattr(self, name, getattr(self, name).gather(1, permute))
+
+    def select_(self, index: torch.Tensor) -> None:
+        """Replace the rows by rows `index` (batch_new,)."""
+        for name in self._names():
+            setattr(self, name, getattr(self, name).index_select(0, index))
+
+
+@dataclass
 class _Plan:
-    """The current step, shared by every bounded layer."""
+    """The current step, shared by every bounded layer. Per-group entries are lists indexed by group."""
 
     kind: Literal["decode", "chunk"]
     q: int
     kv_length: int
-    # decode: the slot of each row's new token, (batch,) long, and its (batch, 1, 1, 1) view
-    slot: torch.Tensor | None = None
-    # ordered storage: a gather permutation (batch, slots) applied to K/V before writing
-    permute: torch.Tensor | None = None
-    # chunk: gather index of the stored keys shown to the chunk, right-aligned in temporal order
-    stored_index: torch.Tensor | None = None
-    # chunk: where each real new token goes
+    # decode: per group, the slot of each row's new token, (batch,) long
+    slot: list[torch.Tensor] | None = None
+    # ordered storage: per group, a gather permutation (batch, slots) applied to K/V before writing
+    permute: list[torch.Tensor] | None = None
+    # chunk: per group, gather index of the stored keys shown to the chunk, right-aligned in temporal order
+    stored_index: list[torch.Tensor] | None = None
+    # chunk: where each real new token goes (rows and chunk columns shared, slots per group)
     write_rows: torch.Tensor | None = None
     write_cols: torch.Tensor | None = None
-    write_slots: torch.Tensor | None = None
+    write_slots: list[torch.Tensor] | None = None
     # writes of sink tokens, which must also land in the pristine copy: (rows, cols, slots)
     sink_writes: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
     layers_done: int = 0
@@ -119,11 +176,12 @@ class BoundedLayer(CacheLayerMixin):
     is_sliding = False
     is_croppable = False
 
-    def __init__(self, parent: BoundedCache, layer_idx: int, rope: RopeSpec | None):
+    def __init__(self, parent: BoundedCache, layer_idx: int, rope: RopeSpec | None, group: int = 0):
         super().__init__()
         self.parent = parent
         self.layer_idx = layer_idx
         self.rope = rope
+        self.group = group  # the slot group whose bookkeeping describes this layer's slots
         self.pristine: torch.Tensor | None = None  # (batch, kv_heads, n_sink, head_dim)
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
@@ -136,7 +194,7 @@ class BoundedLayer(CacheLayerMixin):
         self.keys = key_states.new_zeros((batch, heads, slots, head_dim))
         self.values = value_states.new_zeros((batch, value_states.shape[1], slots, value_states.shape[-1]))
         n_sink = self.parent.n_protected
-        if self.rope is not None and n_sink > 0:
+        if self.rope is not None and n_sink > 0 and self.parent.sink_rotation:
             self.pristine = key_states.new_zeros((batch, heads, n_sink, head_dim))
         self.is_initialized = True
 
@@ -151,16 +209,24 @@ class BoundedLayer(CacheLayerMixin):
         if not self.is_initialized:
             self.lazy_initialization(key_states, value_states)
         assert self.keys is not None and self.values is not None
+        g = self.group
         if plan.permute is not None:
-            self._permute(plan.permute)
+            self._permute(plan.permute[g])
+        statistic = self.parent.slot_groups[g].statistic
         if plan.kind == "decode":
             assert plan.slot is not None
-            index = plan.slot.view(-1, 1, 1, 1)
+            slot = plan.slot[g]
+            index = slot.view(-1, 1, 1, 1)
             self.keys.scatter_(2, index.expand_as(key_states), key_states)
             self.values.scatter_(2, index.expand_as(value_states), value_states)
             keys, values = self.keys[:, :, : plan.kv_length], self.values[:, :, : plan.kv_length]
+            if statistic is not None:
+                statistic.scatter_(1, slot[:, None], self.parent.policy.token_statistic(key_states).float())
         else:
             keys, values = self._chunk(plan, key_states, value_states)
+            if statistic is not None and plan.write_rows is not None and plan.write_slots is not None:
+                new = self.parent.policy.token_statistic(key_states).float()
+                statistic[plan.write_rows, plan.write_slots[g]] = new[plan.write_rows, plan.write_cols]
         if plan.sink_writes is not None and self.pristine is not None:
             rows, cols, slots = plan.sink_writes
             self.pristine[rows, :, slots] = key_states[rows, :, cols]
@@ -171,8 +237,9 @@ class BoundedLayer(CacheLayerMixin):
         self, plan: _Plan, key_states: torch.Tensor, value_states: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         assert self.keys is not None and self.values is not None
+        g = self.group
         if plan.stored_index is not None:
-            index = plan.stored_index[:, None, :, None]
+            index = plan.stored_index[g][:, None, :, None]
             stored_k = self.keys.gather(2, index.expand(-1, self.keys.shape[1], -1, self.keys.shape[-1]))
             stored_v = self.values.gather(
                 2, index.expand(-1, self.values.shape[1], -1, self.values.shape[-1])
@@ -181,8 +248,8 @@ class BoundedLayer(CacheLayerMixin):
             values = torch.cat((stored_v, value_states), dim=2)
         else:
             keys, values = key_states, value_states
-        if plan.write_rows is not None and plan.write_rows.numel() > 0:
-            rows, cols, slots = plan.write_rows, plan.write_cols, plan.write_slots
+        if plan.write_rows is not None and plan.write_slots is not None and plan.write_rows.numel() > 0:
+            rows, cols, slots = plan.write_rows, plan.write_cols, plan.write_slots[g]
             self.keys[rows, :, slots] = key_states[rows, :, cols]
             self.values[rows, :, slots] = value_states[rows, :, cols]
         return keys, values
@@ -252,9 +319,6 @@ class BoundedCache(Cache):
         rebase_after: RoPE keys are rebased to in-cache positions when a position reaches this.
     """
 
-    #: Per-slot state that moves with the keys (in permutes and row selections).
-    _ROW_STATE = ("valid", "token_index", "token_ids", "positions")
-
     def __init__(
         self,
         cache_limit: int,
@@ -267,11 +331,12 @@ class BoundedCache(Cache):
         absolute_mode: str = "reencode",
         rebase_after: int | None = None,
     ):
-        if policy.per_layer:
-            raise NotImplementedError(
-                f"{policy.describe()} decides per layer; BoundedCache plans once per step"
-            )
         policy.check_limit(cache_limit)
+        if policy.per_layer and position_kind == "absolute" and absolute_mode == "reencode":
+            raise ValueError(
+                f"{policy.describe()} keeps different tokens in each layer, which re-encoding (one fresh "
+                f"forward over one kept window) cannot reproduce; use positions='clamp' with this model"
+            )
         if position_bound is not None and cache_limit > position_bound:
             raise ValueError(
                 f"cache_limit={cache_limit} exceeds the {position_bound} positions this model can address; "
@@ -282,7 +347,8 @@ class BoundedCache(Cache):
         self._sliding: dict[int, DynamicSlidingWindowLayer] = {}
         for idx, kind in enumerate(layout.kinds):
             if kind == "bounded":
-                self._bounded[idx] = BoundedLayer(self, idx, layout.rope[idx])
+                group = len(self._bounded) if policy.per_layer else 0
+                self._bounded[idx] = BoundedLayer(self, idx, layout.rope[idx], group)
                 layers.append(self._bounded[idx])
             elif kind == "sliding":
                 window = layout.sliding_windows[idx]
@@ -296,6 +362,12 @@ class BoundedCache(Cache):
         self.policy = policy
         self.layout = layout
         self.position_kind: PositionKind = position_kind
+        self.per_layer = policy.per_layer
+        #: slot groups: one for every layer (positional policies) or one per bounded layer
+        self.n_groups = max(1, len(self._bounded)) if policy.per_layer else 1
+        #: RoPE sinks are re-rotated each step to sit just before the recent window (positional
+        #: policies, whose kept tokens are sinks + one contiguous run); per-layer policies rank instead
+        self.sink_rotation = position_kind == "rope" and not policy.per_layer
         self.storage = "ring" if position_kind in _RING_KINDS else "ordered"
         self.slots = cache_limit if max_length is None else max(1, min(cache_limit, max_length))
         self.n_protected = policy.protected_tokens
@@ -317,10 +389,7 @@ class BoundedCache(Cache):
     # --- row state ---------------------------------------------------------------------------
     def _reset_rows(self) -> None:
         self.batch_size_rows = 0
-        self.valid: torch.Tensor | None = None  # (batch, slots) bool
-        self.token_index: torch.Tensor | None = None  # (batch, slots) long, -1 when empty
-        self.token_ids: torch.Tensor | None = None  # (batch, slots) long, -1 when empty
-        self.positions: torch.Tensor | None = None  # (batch, slots) long, the position each key is encoded at
+        self.slot_groups: list[_SlotState] = []  # per slot group (see the module docstring)
         self.n_kept: list[int] = []  # valid slots per row
         self.n_seen: list[int] = []  # real tokens seen per row (index of the next token)
         self.shift: list[int] = []  # position = token_index - shift
@@ -329,6 +398,7 @@ class BoundedCache(Cache):
         self._dev_shift: torch.Tensor | None = None  # (batch,) mirrors shift
         self.columns_seen = 0
         self._pending_columns = 0
+        self._column_tail: torch.Tensor | None = None  # (batch, <= window) realness of the last columns
         self._plan: _Plan | None = None
         self._stacks: list[_KeyStack] | None = None
         self._sink_delta: list[int] | None = None  # last applied rotation of the sinks, per row
@@ -336,10 +406,10 @@ class BoundedCache(Cache):
 
     def _init_rows(self, batch: int, device: torch.device) -> None:
         self.batch_size_rows = batch
-        self.valid = torch.zeros((batch, self.slots), dtype=torch.bool, device=device)
-        self.token_index = torch.full((batch, self.slots), -1, dtype=torch.long, device=device)
-        self.token_ids = torch.full((batch, self.slots), -1, dtype=torch.long, device=device)
-        self.positions = torch.zeros((batch, self.slots), dtype=torch.long, device=device)
+        self.slot_groups = [
+            _SlotState.empty(batch, self.slots, device, with_statistic=self.per_layer)
+            for _ in range(self.n_groups)
+        ]
         self.n_kept = [0] * batch
         self.n_seen = [0] * batch
         self.shift = [0] * batch
@@ -348,9 +418,43 @@ class BoundedCache(Cache):
         self._dev_shift = torch.zeros(batch, dtype=torch.long, device=device)
         self._sink_delta = [0] * batch
 
+    # The first slot group's bookkeeping; with a positional policy it describes every layer.
+    # Every group holds the same number of tokens per row, in the same slots' validity pattern.
+    @property
+    def valid(self) -> torch.Tensor | None:
+        """(batch, slots) bool, True where a slot holds a token (every group agrees on the counts)."""
+        return self.slot_groups[0].valid if self.slot_groups else None
+
+    @property
+    def token_index(self) -> torch.Tensor | None:
+        """(batch, slots) long, the first group's token index per slot (-1 when empty)."""
+        return self.slot_groups[0].token_index if self.slot_groups else None
+
+    @property
+    def token_ids(self) -> torch.Tensor | None:
+        """(batch, slots) long, the first group's token id per slot (-1 when empty)."""
+        return self.slot_groups[0].token_ids if self.slot_groups else None
+
+    @property
+    def positions(self) -> torch.Tensor | None:
+        """(batch, slots) long, the position each of the first group's keys is encoded at."""
+        return self.slot_groups[0].positions if self.slot_groups else None
+
+    def _group_of(self, layer_idx: int | None) -> _SlotState:
+        if layer_idx is None:
+            return self.slot_groups[0]
+        if layer_idx not in self._bounded:
+            raise ValueError(
+                f"layer {layer_idx} is not a bounded layer of this cache; bounded layers: {self.bounded_indices}"
+            )
+        return self.slot_groups[self._bounded[layer_idx].group]
+
+    def _group_layers(self, group: int) -> list[BoundedLayer]:
+        return [layer for layer in self._bounded.values() if layer.group == group]
+
     @property
     def device(self) -> torch.device | None:
-        return None if self.valid is None else self.valid.device
+        return self.slot_groups[0].valid.device if self.slot_groups else None
 
     def _bounded_layers(self) -> list[BoundedLayer]:
         return list(self._bounded.values())
@@ -410,31 +514,33 @@ class BoundedCache(Cache):
         )
 
     def _plan_decode(self, input_ids: torch.Tensor) -> StepInputs:
-        assert self.valid is not None and self.token_index is not None and self.token_ids is not None
         assert self._dev_count is not None and self._dev_seen is not None and self._dev_shift is not None
         full = [n >= self.slots for n in self.n_kept]
         any_full = any(full)
         # the kept count before this token's write, per row: a full row first evicts one
         kept_before = [n - 1 if f else n for n, f in zip(self.n_kept, full, strict=True)]
         if self.position_kind == "rope":
-            self._maybe_rebase(1, kept_before)
+            # per-layer policies rank the tokens held now (the evicted one leaves a gap in the numbering)
+            self._maybe_rebase(1, self.n_kept if self.per_layer else kept_before)
         positions = self._finish_positions(self._dev_seen - self._dev_shift)
-        permute = None
+        permutes = None
         if not any_full and not self._has_holes:
-            slot = self._dev_count.clone()  # rows are still compact: the next slot is free
+            compact = self._dev_count.clone()  # rows are still compact: the next slot is free
+            slots = [compact] * self.n_groups
         elif self.storage == "ring":
-            slot = self.policy.keep_scores(SlotView(self.token_index, self.valid)).argmin(dim=1)
+            slots = [self.policy.keep_scores(group.view()).argmin(dim=1) for group in self.slot_groups]
         else:
-            slot, permute = self._ordered_evict(full)
+            pairs = [self._ordered_evict(group, full) for group in self.slot_groups]
+            slots, permutes = [slot for slot, _ in pairs], [permute for _, permute in pairs]
         if any_full:
             self.stats["evicted"] += sum(full)
             self._has_holes = self.storage == "ring" or self._has_holes
         rows = torch.arange(input_ids.shape[0], device=input_ids.device)
-        self.valid[rows, slot] = True
-        self.token_index[rows, slot] = self._dev_seen
-        self.token_ids[rows, slot] = input_ids[:, 0]
-        assert self.positions is not None
-        self.positions[rows, slot] = positions
+        for group, slot in zip(self.slot_groups, slots, strict=True):
+            group.valid[rows, slot] = True
+            group.token_index[rows, slot] = self._dev_seen
+            group.token_ids[rows, slot] = input_ids[:, 0]
+            group.positions[rows, slot] = positions
         sink_writes = None
         if self.n_protected and any(n < self.n_protected for n in kept_before):
             sink_rows = [b for b, n in enumerate(kept_before) if n < self.n_protected]
@@ -444,7 +550,7 @@ class BoundedCache(Cache):
                 torch.zeros_like(idx),
                 torch.tensor([kept_before[b] for b in sink_rows], device=idx.device),
             )
-        if self.position_kind == "rope":
+        if self.sink_rotation:
             self._rotate_sinks(
                 [s - sh - k for s, sh, k in zip(self.n_seen, self.shift, kept_before, strict=True)]
             )
@@ -457,33 +563,30 @@ class BoundedCache(Cache):
         # eviction outside decode) may hold a token in any slot: then show every slot.
         width = self.slots if self._has_holes else max(self.n_kept)
         self._plan = _Plan(
-            kind="decode", q=1, kv_length=width, slot=slot, permute=permute, sink_writes=sink_writes
+            kind="decode", q=1, kv_length=width, slot=slots, permute=permutes, sink_writes=sink_writes
         )
-        mask = self.valid[:, :width].long()
+        mask = self.slot_groups[0].valid[:, :width].long()
         # n_kept counts each row's valid slots, so a row holding `width` of them fills the mask's columns
         return StepInputs(positions[:, None], mask, "decode", mask_all_kept=min(self.n_kept) >= width)
 
-    def _ordered_evict(self, full: list[bool]) -> tuple[torch.Tensor, torch.Tensor]:
+    def _ordered_evict(self, group: _SlotState, full: list[bool]) -> tuple[torch.Tensor, torch.Tensor]:
         """Ordered storage: remove each full row's lowest-scoring slot by shifting later slots left."""
-        assert self.valid is not None and self.token_index is not None and self.token_ids is not None
         assert self._dev_count is not None
-        device = self.valid.device
-        evict = self.policy.keep_scores(SlotView(self.token_index, self.valid)).argmin(dim=1)
+        device = group.valid.device
+        evict = self.policy.keep_scores(group.view()).argmin(dim=1)
         full_t = torch.tensor(full, device=device)
         evict = torch.where(full_t, evict, torch.full_like(evict, self.slots))
         j = torch.arange(self.slots, device=device)[None, :]
         permute = torch.where(j >= evict[:, None], j + 1, j).clamp_(max=self.slots - 1)
-        for name in self._ROW_STATE:
-            setattr(self, name, getattr(self, name).gather(1, permute))
+        group.gather_(permute)
         # the last slot of a full row is now a duplicate: empty it for the new token
         last = torch.full_like(evict, self.slots - 1)
         rows = torch.arange(len(full), device=device)
-        self.valid[rows[full_t], last[full_t]] = False
+        group.valid[rows[full_t], last[full_t]] = False
         slot = torch.where(full_t, last, self._dev_count)
         return slot, permute
 
     def _plan_chunk(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None) -> StepInputs:
-        assert self.valid is not None and self.token_index is not None and self.token_ids is not None
         device = input_ids.device
         batch, q = input_ids.shape
         real = (
@@ -501,44 +604,50 @@ class BoundedCache(Cache):
                 f"a chunk of {max(counts)} new tokens does not fit a cache of {self.slots} slots with "
                 f"{self.n_protected} protected; feed at most {room} tokens per forward (prefill_chunk)"
             )
-        permute = None
+        permutes = None
         if any(need):
-            permute = self._evict_in_chunk(need)
+            permutes = self._evict_in_chunk(need)
         kept_after = [kept - n for kept, n in zip(self.n_kept, need, strict=True)]
         if self.position_kind == "rope":
             self._maybe_rebase(max(counts), kept_after)
-        # stored keys shown to the chunk: right-aligned in temporal order (empty slots on the left)
+        # stored keys shown to the chunk: right-aligned in temporal order (empty slots on the left);
+        # every group holds kept_after[b] tokens, so the mask over them is the same for all groups
         width = max(kept_after)
         stored_index = None
         stored_valid = real.new_zeros((batch, 0))
         if width > 0:
-            order = torch.where(self.valid, self.token_index, torch.full_like(self.token_index, -1))
-            stored_index = order.argsort(dim=1, stable=True)[:, self.slots - width :]
-            stored_valid = self.valid.gather(1, stored_index)
+            stored_index = []
+            for group in self.slot_groups:
+                order = torch.where(group.valid, group.token_index, torch.full_like(group.token_index, -1))
+                stored_index.append(order.argsort(dim=1, stable=True)[:, self.slots - width :])
+            stored_valid = self.slot_groups[0].valid.gather(1, stored_index[0])
         # where the chunk's real tokens go: the free slots, in slot order
         rank = real.long().cumsum(dim=1) - 1
-        free_order = self.valid.to(torch.int8).argsort(dim=1, stable=True)
         write_rows, write_cols = real.nonzero(as_tuple=True)
         write_rank = rank[write_rows, write_cols]
-        write_slots = free_order[write_rows, write_rank]
         seen = torch.tensor(self.n_seen, device=device)
         shift = torch.tensor(self.shift, device=device)
-        self.valid[write_rows, write_slots] = True
-        self.token_index[write_rows, write_slots] = seen[write_rows] + write_rank
-        self.token_ids[write_rows, write_slots] = input_ids[write_rows, write_cols]
+        write_slots = []
+        for group in self.slot_groups:
+            free_order = group.valid.to(torch.int8).argsort(dim=1, stable=True)
+            slots = free_order[write_rows, write_rank]
+            group.valid[write_rows, slots] = True
+            group.token_index[write_rows, slots] = seen[write_rows] + write_rank
+            group.token_ids[write_rows, slots] = input_ids[write_rows, write_cols]
+            write_slots.append(slots)
         sink_writes = None
-        if self.n_protected and any(k < self.n_protected for k in kept_after):
-            is_sink = write_slots < self.n_protected
-            sink_writes = (write_rows[is_sink], write_cols[is_sink], write_slots[is_sink])
-        if self.position_kind == "rope" and self.columns_seen > 0:
+        if self.sink_rotation and self.n_protected and any(k < self.n_protected for k in kept_after):
+            is_sink = write_slots[0] < self.n_protected
+            sink_writes = (write_rows[is_sink], write_cols[is_sink], write_slots[0][is_sink])
+        if self.sink_rotation and self.columns_seen > 0:
             self._rotate_sinks(
                 [s - sh - k for s, sh, k in zip(self.n_seen, self.shift, kept_after, strict=True)]
             )
         positions = self._finish_positions(
             torch.where(real, seen[:, None] - shift[:, None] + rank, torch.zeros_like(rank))
         )
-        assert self.positions is not None
-        self.positions[write_rows, write_slots] = positions[write_rows, write_cols]
+        for group, slots in zip(self.slot_groups, write_slots, strict=True):
+            group.positions[write_rows, slots] = positions[write_rows, write_cols]
         for b, r in enumerate(counts):
             self.n_kept[b] = kept_after[b] + r
             self.n_seen[b] += r
@@ -549,7 +658,7 @@ class BoundedCache(Cache):
             kind="chunk",
             q=q,
             kv_length=width + q,
-            permute=permute,
+            permute=permutes,
             stored_index=stored_index,
             write_rows=write_rows,
             write_cols=write_cols,
@@ -559,37 +668,40 @@ class BoundedCache(Cache):
         mask = torch.cat((stored_valid, real), dim=1).long()
         return StepInputs(positions, mask, "chunk")
 
-    def _evict_in_chunk(self, need: list[int]) -> torch.Tensor | None:
-        """Evict `need[b]` lowest-scoring tokens from each row; ordered storage is compacted."""
-        assert self.valid is not None and self.token_index is not None and self.token_ids is not None
-        device = self.valid.device
-        # empty slots are not evicted: they are the room already there
-        scores = self.policy.keep_scores(SlotView(self.token_index, self.valid)).masked_fill(
-            ~self.valid, float("inf")
-        )
+    def _evict_in_chunk(self, need: list[int]) -> list[torch.Tensor] | None:
+        """Evict `need[b]` lowest-scoring tokens from each row of every group.
+
+        Ordered storage is compacted afterwards: returns each group's permutation then, else None.
+        """
+        device = self.slot_groups[0].valid.device
         most = max(need)
-        lowest = scores.topk(most, dim=1, largest=False)
         take = torch.arange(most, device=device)[None, :] < torch.tensor(need, device=device)[:, None]
         rows, ranks = take.nonzero(as_tuple=True)
-        slots = lowest.indices[rows, ranks]
-        if not torch.isfinite(lowest.values[rows, ranks]).all():
-            raise RuntimeError(
-                "eviction reached a protected or empty slot; the chunk is too large for the cache"
-            )
-        self.valid[rows, slots] = False
-        self.token_index[rows, slots] = -1
-        self.token_ids[rows, slots] = -1
+        permutes = []
+        for group in self.slot_groups:
+            # empty slots are not evicted: they are the room already there
+            scores = self.policy.keep_scores(group.view()).masked_fill(~group.valid, float("inf"))
+            lowest = scores.topk(most, dim=1, largest=False)
+            slots = lowest.indices[rows, ranks]
+            if not torch.isfinite(lowest.values[rows, ranks]).all():
+                raise RuntimeError(
+                    "eviction reached a protected or empty slot; the chunk is too large for the cache"
+                )
+            group.valid[rows, slots] = False
+            group.token_index[rows, slots] = -1
+            group.token_ids[rows, slots] = -1
+            if self.storage == "ordered":
+                key = torch.where(
+                    group.valid,
+                    group.token_index,
+                    torch.full_like(group.token_index, torch.iinfo(torch.long).max),
+                )
+                permute = key.argsort(dim=1, stable=True)
+                group.gather_(permute)
+                permutes.append(permute)
         self.stats["evicted"] += int(rows.numel())
         self._has_holes = self._has_holes or self.storage == "ring"
-        if self.storage != "ordered":
-            return None
-        key = torch.where(
-            self.valid, self.token_index, torch.full_like(self.token_index, torch.iinfo(torch.long).max)
-        )
-        permute = key.argsort(dim=1, stable=True)
-        for name in self._ROW_STATE:
-            setattr(self, name, getattr(self, name).gather(1, permute))
-        return permute
+        return permutes if self.storage == "ordered" else None
 
     def _finish_positions(self, positions: torch.Tensor) -> torch.Tensor:
         if (
@@ -632,13 +744,13 @@ class BoundedCache(Cache):
             return
         self._sink_delta = list(delta)
         device = self.device
-        assert device is not None and self.positions is not None
+        assert device is not None
         n_rows = min(self.n_protected, self.slots)
         sink_positions = (
             torch.arange(n_rows, device=device)[None, :] + torch.tensor(delta, device=device)[:, None]
         )
-        self.positions[:, :n_rows] = sink_positions
-        assert device is not None
+        for group in self.slot_groups:
+            group.positions[:, :n_rows] = sink_positions
         delta_t = torch.tensor(delta, device=device)
         n = self.n_protected
         if self._stacks:
@@ -666,18 +778,53 @@ class BoundedCache(Cache):
             return
         kept_now = list(self.n_kept if kept is None else kept)
         new_shift = [seen - k for seen, k in zip(self.n_seen, kept_now, strict=True)]
+        if self.per_layer:
+            # ranking changes distances (a rebase only shifts them all), so only the rows that reached
+            # the bound are ranked: a row's results never depend on the other rows of its batch
+            due = [seen - shift + q - 1 >= limit for seen, shift in zip(self.n_seen, self.shift, strict=True)]
+            new_shift = [new if d else old for new, old, d in zip(new_shift, self.shift, due, strict=True)]
         delta = [old - new for old, new in zip(self.shift, new_shift, strict=True)]
         if all(d == 0 for d in delta):
             return
-        self.rotate_all_keys(delta)
-        assert self.positions is not None
-        start = self.n_protected if self.n_protected else 0
-        self.positions[:, start:] += torch.tensor(delta, device=self.positions.device)[:, None]
+        if self.per_layer:
+            self._rank_positions(delta)
+        else:
+            self.rotate_all_keys(delta)
+            start = self.n_protected if self.sink_rotation else 0
+            for group in self.slot_groups:
+                group.positions[:, start:] += torch.tensor(delta, device=group.positions.device)[:, None]
         self.shift = new_shift
         assert self._dev_shift is not None
         self._dev_shift.copy_(torch.tensor(new_shift, device=self._dev_shift.device))
         self.stats["rebases"] += 1
         logger.debug("rebased RoPE keys by %s positions", delta)
+
+    def _rank_positions(self, row_delta: list[int]) -> None:
+        """Per-layer policies: move every layer's keys to in-cache positions 0..n-1 (their rank in time).
+
+        Only rows with a nonzero `row_delta` (the change of their shift) are ranked. One rotation per key
+        by its own distance to its new position; transformers' own sliding layers (contiguous recent
+        tokens) move by the row's shift change instead.
+        """
+        device = self.device
+        assert device is not None
+        due = torch.tensor([d != 0 for d in row_delta], device=device)[:, None]
+        for g, group in enumerate(self.slot_groups):
+            order = torch.where(
+                group.valid,
+                group.token_index,
+                torch.full_like(group.token_index, torch.iinfo(torch.long).max),
+            )
+            rank = order.argsort(dim=1, stable=True).argsort(dim=1)
+            target = torch.where(group.valid & due, rank, group.positions)
+            slot_delta = target - group.positions  # (batch, slots), 0 for empty slots
+            group.positions = target
+            for layer in self._group_layers(g):
+                if layer.rope is None or layer.keys is None:
+                    continue
+                cos, sin = layer.rope.cos_sin(slot_delta, device)
+                layer.keys.copy_(layer.rope.apply(layer.keys, cos[:, None], sin[:, None]))
+        self._rotate_sliding_keys(torch.tensor(row_delta, device=device))
 
     def rotate_all_keys(self, delta: list[int]) -> None:
         """Rotate every stored RoPE key of row b by `delta[b]` positions (pristine sinks excluded)."""
@@ -692,6 +839,11 @@ class BoundedCache(Cache):
             layer.keys[:, :, start:] = layer.rope.apply(
                 layer.keys[:, :, start:], cos[:, None, None, :], sin[:, None, None, :]
             )
+        self._rotate_sliding_keys(delta_t)
+
+    def _rotate_sliding_keys(self, delta_t: torch.Tensor) -> None:
+        """Rotate the keys of transformers' own sliding layers of row b by `delta_t[b]` positions."""
+        device = delta_t.device
         for idx, sliding in self._sliding.items():
             rope = self.layout.rope[idx]
             if rope is None or sliding.keys is None or sliding.keys.numel() == 0:
@@ -717,7 +869,7 @@ class BoundedCache(Cache):
         tokens (`incoming[b]` per row) need room, so the re-encoded window is what the next step keeps.
         """
         assert self.valid is not None and self.token_index is not None and self.token_ids is not None
-        assert self.reencode_fn is not None
+        assert self.reencode_fn is not None and self.n_groups == 1, "re-encoding needs one kept set"
         coming = incoming if incoming is not None else [0] * self.batch_size_rows
         need = [max(0, kept + q - self.slots) for kept, q in zip(self.n_kept, coming, strict=True)]
         if any(need):
@@ -745,6 +897,26 @@ class BoundedCache(Cache):
         assert self._dev_shift is not None
         self._dev_shift.copy_(torch.tensor(self.shift, device=self._dev_shift.device))
         self.stats["reencodes"] += 1
+
+    # --- transformers' own sliding layers ----------------------------------------------------
+    def sliding_mask(self, new_columns: torch.Tensor) -> torch.Tensor:
+        """The 2D mask transformers' own sliding layers need for this step, outside `generate`.
+
+        Those layers keep every column (left padding included) of their last `window` tokens, so the
+        mask must cover every column seen so far: columns older than the largest window are marked
+        real (no layer sees them any more), the newer ones as they were fed. Call once per forward,
+        after `prepare_step`. new_columns: (batch, q), 1 = real token. Returns (batch, seen + q) long.
+        """
+        window = max(
+            w for i, w in enumerate(self.layout.sliding_windows) if i in self._sliding and w is not None
+        )
+        new_columns = new_columns.long()
+        batch = new_columns.shape[0]
+        tail = self._column_tail if self._column_tail is not None else new_columns.new_ones((batch, 0))
+        older = new_columns.new_ones((batch, self.columns_seen - tail.shape[1]))
+        mask = torch.cat((older, tail, new_columns), dim=1)
+        self._column_tail = mask[:, -window:]
+        return mask
 
     # --- transformers Cache API --------------------------------------------------------------
     def get_query_offset(self, layer_idx: int = 0) -> int:
@@ -784,9 +956,8 @@ class BoundedCache(Cache):
 
     def _select_rows(self, index: torch.Tensor, *, keep_host: bool) -> None:
         """Replace every per-row state by the rows `index` (batch_new,)."""
-        assert self.valid is not None and self.token_index is not None and self.token_ids is not None
-        for name in self._ROW_STATE:
-            setattr(self, name, getattr(self, name).index_select(0, index))
+        for group in self.slot_groups:
+            group.select_(index)
         if not keep_host:
             host = index.tolist()
             self.n_kept = [self.n_kept[i] for i in host]
@@ -820,6 +991,8 @@ class BoundedCache(Cache):
                 if layer.pristine is not None:
                     layer.pristine = layer.pristine.index_select(0, index)
             layer.values = layer.values.index_select(0, index)
+        if self._column_tail is not None:
+            self._column_tail = self._column_tail.index_select(0, index)
         for sliding in self._sliding.values():
             if sliding.keys is not None and sliding.values is not None and sliding.keys.numel() > 0:
                 sliding.keys = sliding.keys.index_select(0, index)
@@ -838,24 +1011,26 @@ class BoundedCache(Cache):
         return False
 
     # --- inspection --------------------------------------------------------------------------
-    def kept_token_ids(self, row: int) -> list[int]:
-        """The token ids row `row` holds, in temporal order."""
-        assert self.valid is not None and self.token_index is not None and self.token_ids is not None
-        valid = self.valid[row]
-        order = self.token_index[row][valid].argsort()
-        return self.token_ids[row][valid][order].tolist()
+    # With a per-layer policy each bounded layer keeps its own tokens: pass `layer` (a model layer
+    # index) to see one; the default is the first bounded layer (every layer, for positional policies).
+    def kept_token_ids(self, row: int, layer: int | None = None) -> list[int]:
+        """The token ids row `row` holds (in `layer`), in temporal order."""
+        group = self._group_of(layer)
+        valid = group.valid[row]
+        order = group.token_index[row][valid].argsort()
+        return group.token_ids[row][valid][order].tolist()
 
-    def kept_positions(self, row: int) -> list[int]:
-        """The position each key of row `row` is encoded at (RoPE angle or learned table row), in order."""
-        assert self.valid is not None and self.token_index is not None and self.positions is not None
-        valid = self.valid[row]
-        order = self.token_index[row][valid].argsort()
-        return self.positions[row][valid][order].tolist()
+    def kept_positions(self, row: int, layer: int | None = None) -> list[int]:
+        """The position each key of row `row` (in `layer`) is encoded at (RoPE angle or learned table row), in order."""
+        group = self._group_of(layer)
+        valid = group.valid[row]
+        order = group.token_index[row][valid].argsort()
+        return group.positions[row][valid][order].tolist()
 
-    def kept_token_indices(self, row: int) -> list[int]:
-        """Indices (in the row's sequence of real tokens) of the tokens row `row` holds, in order."""
-        assert self.valid is not None and self.token_index is not None
-        return sorted(self.token_index[row][self.valid[row]].tolist())
+    def kept_token_indices(self, row: int, layer: int | None = None) -> list[int]:
+        """Indices (in the row's sequence of real tokens) of the tokens row `row` holds (in `layer`), in order."""
+        group = self._group_of(layer)
+        return sorted(group.token_index[row][group.valid[row]].tolist())
 
     def nbytes(self) -> int:
         """Bytes held by keys and values (all layers, all rows), allocated storage included."""

@@ -176,14 +176,23 @@ def _register_generate(subparsers: Any) -> None:
         default="sinks",
         metavar="|".join(POLICIES),
         help="what to evict once the cache is full: sinks = keep the first --n-sink tokens and the most "
-        "recent ones (StreamingLLM); window = keep the most recent ones (default: sinks)",
+        "recent ones (StreamingLLM); window = keep the most recent ones; knorm = per layer, keep the "
+        "first --n-sink tokens, the --n-recent newest and otherwise the keys of smallest L2 norm "
+        "(default: sinks)",
     )
     cache.add_argument(
         "--n-sink",
         type=int,
         metavar="N",
         default=None,
-        help=f"tokens at the start that --policy sinks never evicts (default: {DEFAULT_N_SINK})",
+        help=f"tokens at the start that --policy sinks and knorm never evict (default: {DEFAULT_N_SINK})",
+    )
+    cache.add_argument(
+        "--n-recent",
+        type=int,
+        metavar="N",
+        default=None,
+        help="newest tokens --policy knorm keeps by recency (default: a quarter of the cache)",
     )
 
     decoding = parser.add_argument_group("decoding")
@@ -428,18 +437,22 @@ def decoding_from_args(args: argparse.Namespace) -> Decoding:
 
 
 def limit_config_from_args(args: argparse.Namespace) -> LimitConfig:
-    """The validated `--cache-limit`/`--policy`/`--n-sink` (ValueErrors name what is allowed)."""
+    """The validated `--cache-limit`/`--policy`/`--n-sink`/`--n-recent` (errors name what is allowed)."""
     limit = parse_limit(args.cache_limit)
     policy = args.policy.strip().lower()
-    n_sink = args.n_sink
-    if n_sink is not None:
-        check_number(n_sink, "--n-sink", at_least=0)
-        if policy != "sinks" and policy in POLICIES:
-            raise CLIError(f"--n-sink applies to --policy sinks only, not --policy {policy}")
-    if policy == "sinks" and n_sink is None:
+    settings = POLICIES[policy].settings() if policy in POLICIES else ()
+    n_sink, n_recent = args.n_sink, getattr(args, "n_recent", None)
+    for value, option, setting in ((n_sink, "--n-sink", "n_sink"), (n_recent, "--n-recent", "n_recent")):
+        if value is None:
+            continue
+        check_number(value, option, at_least=0)
+        if policy in POLICIES and setting not in settings:
+            takers = [name for name, cls in POLICIES.items() if setting in cls.settings()]
+            raise CLIError(f"{option} applies to --policy {' and '.join(takers)} only, not --policy {policy}")
+    if "n_sink" in settings and n_sink is None:
         n_sink = DEFAULT_N_SINK
     try:
-        return LimitConfig.create(limit, policy, n_sink=n_sink)
+        return LimitConfig.create(limit, policy, n_sink=n_sink, n_recent=n_recent)
     except ValueError as exc:
         raise CLIError(_cli_names(str(exc))) from exc
 
@@ -449,6 +462,7 @@ def _cli_names(message: str) -> str:
     for python, option in (
         ("cache_limit=", "--cache-limit "),
         ("n_sink=", "--n-sink "),
+        ("n_recent=", "--n-recent "),
         ("policy=", "--policy "),
     ):
         message = message.replace(python, option)

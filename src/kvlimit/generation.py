@@ -31,6 +31,14 @@ logger = logging.getLogger(__name__)
 
 #: Positions grow this far past the limit before RoPE keys are rebased (floats stay exact).
 _REBASE_MIN = 32768
+#: Per-layer policies re-rank RoPE keys to in-cache positions when positions reach this x the limit,
+#: so no kept key is ever further than that from the query.
+_RANK_EVERY = 2
+#: Arguments of generate that configure the bounded cache (all need cache_limit).
+_LIMIT_OPTIONS = ("policy", "n_sink", "n_recent", "positions", "prefill_chunk")
+
+
+_NEEDS_LIMIT = "policy, n_sink, n_recent, positions and prefill_chunk need cache_limit; pass cache_limit=N"
 
 
 def generate(
@@ -43,6 +51,7 @@ def generate(
     cache_limit: int | str | None = None,
     policy: str | EvictionPolicy | None = None,
     n_sink: int | None = None,
+    n_recent: int | None = None,
     positions: str | None = None,
     prefill_chunk: int | None = None,
     streamer: Any = None,
@@ -55,9 +64,11 @@ def generate(
         input_ids: (batch, prompt) token ids, left-padded for batches (with `attention_mask`).
         cache_limit: the most tokens the cache holds per sequence (int), or a memory budget for the
             whole cache such as "256MiB". None: stock generate.
-        policy: "sinks" (default: StreamingLLM, first `n_sink` tokens + most recent), "window", or
+        policy: "sinks" (default: StreamingLLM, first `n_sink` tokens + most recent), "window",
+            "knorm" (per layer: sinks, the `n_recent` newest, then the keys of smallest L2 norm), or
             an `EvictionPolicy` object.
-        n_sink: sink tokens kept by the "sinks" policy (default 4).
+        n_sink: sink tokens kept by the "sinks" and "knorm" policies (default 4).
+        n_recent: newest tokens "knorm" keeps by recency (default: a quarter of the limit).
         positions: "auto"; for learned-absolute-position models (gpt2, opt, gpt_bigcode) also
             "reencode" (default: re-encode the kept window when positions would leave the table)
             or "clamp" (cheap: positions stop at the table's last entry).
@@ -80,6 +91,7 @@ def generate(
             cache_limit=cache_limit,
             policy=policy,
             n_sink=n_sink,
+            n_recent=n_recent,
             positions=positions,
             prefill_chunk=prefill_chunk,
             streamer=streamer,
@@ -90,16 +102,19 @@ def generate(
     streamer = streamer if streamer is not None else call.get("streamer")
     mode = hf.generation_mode(generation_config, call.get("assistant_model"))
     if cache_limit is None:
-        if any(v is not None for v in (policy, n_sink, positions, prefill_chunk)):
-            raise ValueError(
-                "policy, n_sink, positions and prefill_chunk need cache_limit; pass cache_limit=N"
-            )
+        if any(v is not None for v in (policy, n_sink, n_recent, positions, prefill_chunk)):
+            raise ValueError(_NEEDS_LIMIT)
         return hf.run_decoding(
             model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
         )
 
     config = LimitConfig.create(
-        cache_limit, policy, positions=positions, prefill_chunk=prefill_chunk, n_sink=n_sink
+        cache_limit,
+        policy,
+        positions=positions,
+        prefill_chunk=prefill_chunk,
+        n_sink=n_sink,
+        n_recent=n_recent,
     )
     hf.check_decoding_mode(mode)
     spec = hf.inspect_model(model)
@@ -143,7 +158,7 @@ def _generate_from_user(
     **options: Any,
 ) -> Any:
     """A direct call `kvlimit.generate(model, ...)`: validate, then go through transformers' generate."""
-    limit_options = {k: options.pop(k) for k in ("policy", "n_sink", "positions", "prefill_chunk")}
+    limit_options = {k: options.pop(k, None) for k in _LIMIT_OPTIONS}
     if input_ids is not None:
         options["input_ids"] = input_ids
     for name, value in (
@@ -156,9 +171,7 @@ def _generate_from_user(
             options[name] = value
     if cache_limit is None:
         if any(v is not None for v in limit_options.values()):
-            raise ValueError(
-                "policy, n_sink, positions and prefill_chunk need cache_limit; pass cache_limit=N"
-            )
+            raise ValueError(_NEEDS_LIMIT)
         return hf.stock_generate(model, **options)
     # fail fast, before transformers prepares anything
     LimitConfig.create(
@@ -167,6 +180,7 @@ def _generate_from_user(
         positions=limit_options["positions"],
         prefill_chunk=limit_options["prefill_chunk"],
         n_sink=limit_options["n_sink"],
+        n_recent=limit_options["n_recent"],
     )
     hf.inspect_model(model)
     return hf.stock_generate(
@@ -216,7 +230,8 @@ def build_cache(
     layout = LayerLayout(
         kinds=kinds, sliding_windows=spec.sliding_windows, rope=spec.rope, layer_types=spec.layer_types
     )
-    absolute_mode = "reencode"
+    # a re-encode is one fresh forward over one kept window: per-layer policies keep one per layer
+    absolute_mode = "clamp" if config.policy.per_layer else "reencode"
     if config.positions != "auto":
         if spec.positions != "absolute":
             raise ValueError(
@@ -226,7 +241,7 @@ def build_cache(
         absolute_mode = config.positions
     rebase_after = None
     if spec.positions == "rope":
-        rebase_after = max(4 * limit, _REBASE_MIN)
+        rebase_after = _RANK_EVERY * limit if config.policy.per_layer else max(4 * limit, _REBASE_MIN)
         if spec.position_bound is not None:
             rebase_after = min(rebase_after, spec.position_bound)
     cache = BoundedCache(
@@ -264,13 +279,11 @@ def forward_step(
     bounded_mask = None if step.mask_all_kept and spec.mask_optional else step.attention_mask
     mask: Any = bounded_mask
     if cache.sliding_indices:
-        # transformers' own sliding layers read a 2D mask over every column seen so far
-        stock = None
-        if attention_mask is not None:
-            seen = torch.ones(
-                (input_ids.shape[0], cache.columns_seen), dtype=attention_mask.dtype, device=input_ids.device
-            )
-            stock = torch.cat((seen, attention_mask), dim=1)
+        # transformers' own sliding layers read a 2D mask over every column seen so far, pads included
+        new_columns = (
+            torch.ones_like(input_ids) if attention_mask is None else attention_mask.to(input_ids.device)
+        )
+        stock = cache.sliding_mask(new_columns)
         if cache.bounded_indices:
             position_ids = step.position_ids if spec.accepts_position_ids else None
             mask = hf.build_mask_dict(model, cache, bounded_mask, stock, position_ids, input_ids)
@@ -322,7 +335,7 @@ def enable(model: Any) -> Any:
     @functools.wraps(type(model).generate)
     def bounded_generate(*args: Any, **kwargs: Any) -> Any:
         if kwargs.get("cache_limit") is None:
-            for name in ("cache_limit", "policy", "n_sink", "positions", "prefill_chunk"):
+            for name in _LIMIT_OPTIONS:
                 if kwargs.get(name) is not None:
                     raise ValueError(f"{name} needs cache_limit; pass cache_limit=N")
                 kwargs.pop(name, None)

@@ -45,6 +45,7 @@ from .perplexity import (
     BASELINES,
     FULL_CHUNK,
     POLICY_NAMES,
+    SINK_POLICIES,
     PerplexityProgress,
     PerplexityResult,
     default_chunk,
@@ -124,7 +125,14 @@ def register(subparsers: Any) -> None:
         type=int,
         metavar="N",
         default=DEFAULT_N_SINK,
-        help=f"tokens at the start that --policy sinks never evicts (default: {DEFAULT_N_SINK})",
+        help=f"tokens at the start that --policy sinks and knorm never evict (default: {DEFAULT_N_SINK})",
+    )
+    runs.add_argument(
+        "--n-recent",
+        type=int,
+        metavar="N",
+        default=None,
+        help="newest tokens --policy knorm keeps by recency (default: a quarter of the limit)",
     )
     runs.add_argument(
         "--max-tokens",
@@ -282,6 +290,9 @@ class _Plan:
             raise CLIError("--baseline none cannot be combined with other baselines")
         self.baselines = [b for b in baselines if b != "none"]
         self.n_sink = _positive(args.n_sink, "--n-sink", allow_zero=True)
+        self.n_recent = _positive(getattr(args, "n_recent", None), "--n-recent", allow_zero=True)
+        if self.n_recent is not None and "knorm" not in self.policies:
+            raise CLIError("--n-recent applies to --policy knorm only")
         self.max_tokens = _positive(args.max_tokens, "--max-tokens")
         self.chunk = _positive(args.chunk, "--chunk")
         self.segment = _positive(args.segment, "--segment")
@@ -310,11 +321,20 @@ class _Plan:
     def from_args(cls, args: argparse.Namespace) -> _Plan:
         return cls(args)
 
+    @property
+    def protected(self) -> int:
+        """Tokens the policies never evict (the sinks, when a policy of the run has them)."""
+        return self.n_sink if any(p in SINK_POLICIES for p in self.policies) else 0
+
     def _check_fit(self, limits: list[int]) -> None:
-        protected = self.n_sink if "sinks" in self.policies else 0
+        protected = self.protected
         for limit in limits:
-            if "sinks" in self.policies and self.n_sink >= limit:
+            if protected and self.n_sink >= limit:
                 raise CLIError(f"--n-sink {self.n_sink} leaves no room in --cache-limit {limit}")
+            if self.n_recent is not None and self.n_sink + self.n_recent >= limit:
+                raise CLIError(
+                    f"--n-sink {self.n_sink} + --n-recent {self.n_recent} leaves no room in --cache-limit {limit}"
+                )
             if self.chunk is not None and self.chunk > limit - protected:
                 need = " - n_sink" if protected else ""
                 raise CLIError(
@@ -338,7 +358,7 @@ class _Plan:
         return limits
 
     def chunks_for(self, limits: list[int]) -> dict[int | None, int]:
-        protected = self.n_sink if "sinks" in self.policies else 0
+        protected = self.protected
         chunks: dict[int | None, int] = {
             limit: self.chunk if self.chunk is not None else default_chunk(limit, protected)
             for limit in limits
@@ -390,6 +410,7 @@ def _evaluate(
         cache_limit=limit,
         policy=kind,
         n_sink=plan.n_sink,
+        n_recent=plan.n_recent if kind == "knorm" else None,
         chunk=chunk,
         segment=plan.segment,
         progress=report,
@@ -485,7 +506,8 @@ def _report(
         "tokens": tokens,
         "max_tokens": plan.max_tokens,
         "segment": plan.segment,
-        "n_sink": plan.n_sink if "sinks" in plan.policies else None,
+        "n_sink": plan.n_sink if plan.protected else None,
+        "n_recent": plan.n_recent,
         "context_length": context,
         "kv_bytes_per_token": per_token,
         "wall_seconds": round(wall, 1),

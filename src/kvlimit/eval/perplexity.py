@@ -9,7 +9,7 @@ entry per evaluated token (`nll[0]` is NaN) and whose `ppl` is exp(mean NLL) ove
 `segments` repeats that per block of `segment` token indices. Nothing is kept between calls; the model
 is only run under `torch.no_grad()`.
 
-- `streaming_perplexity(model, ids, cache_limit=L, policy="sinks"|"window", chunk=q)`: the text goes
+- `streaming_perplexity(model, ids, cache_limit=L, policy="sinks"|"window"|"knorm", chunk=q)`: the text goes
   through a `kvlimit.BoundedCache` with `kvlimit.forward_step`, as in bounded generation. Before each
   chunk of q tokens the cache evicts down to L - q, so the j-th query of a chunk (j = 0..q-1) attends to
   L - q + 1 + j keys once the cache is full: every prediction sees at most L tokens, between
@@ -73,7 +73,9 @@ __all__ = [
 ]
 
 #: Bounded-cache policies `streaming_perplexity` takes by name.
-POLICY_NAMES = ("sinks", "window")
+POLICY_NAMES = ("sinks", "window", "knorm")
+#: Of those, the ones that take an `n_sink` setting.
+SINK_POLICIES = ("sinks", "knorm")
 #: Reference runs: sliding window with re-computation, and the stock unbounded cache.
 BASELINES = ("recompute", "full")
 #: Default chunk of `full_perplexity`.
@@ -209,6 +211,7 @@ def streaming_perplexity(
     cache_limit: int,
     policy: str | EvictionPolicy = "sinks",
     n_sink: int = 4,
+    n_recent: int | None = None,
     chunk: int | None = None,
     segment: int = 1000,
     progress: ProgressFn | None = None,
@@ -219,8 +222,10 @@ def streaming_perplexity(
         model: a causal LM of a family kvlimit supports.
         input_ids: the token ids of one text, (n,) or (1, n), n >= 2.
         cache_limit: tokens the cache holds; every prediction sees at most this many.
-        policy: "sinks" (first `n_sink` tokens + the most recent), "window", or an `EvictionPolicy`.
-        n_sink: sink tokens of the "sinks" policy (ignored by the others).
+        policy: "sinks" (first `n_sink` tokens + the most recent), "window", "knorm" (per layer: sinks,
+            recent tokens, then the keys of smallest norm), or an `EvictionPolicy`.
+        n_sink: sink tokens of the "sinks" and "knorm" policies (ignored by "window").
+        n_recent: newest tokens "knorm" keeps by recency (default: a quarter of the limit).
         chunk: tokens per forward, at most `cache_limit` minus the protected tokens
             (default `default_chunk(cache_limit)`: a quarter of the limit).
         segment: tokens per entry of `segments`.
@@ -238,7 +243,9 @@ def streaming_perplexity(
         config = LimitConfig.create(cache_limit, policy)
     else:
         name = policy.strip().lower() if isinstance(policy, str) else policy
-        config = LimitConfig.create(cache_limit, name, n_sink=n_sink if name == "sinks" else None)
+        config = LimitConfig.create(
+            cache_limit, name, n_sink=n_sink if name in SINK_POLICIES else None, n_recent=n_recent
+        )
     pol = config.policy
     protected = pol.protected_tokens
     room = cache_limit - protected
@@ -269,7 +276,7 @@ def streaming_perplexity(
         cache_limit=cache_limit,
         chunk=chunk,
         peak_cache_bytes=peak,
-        n_sink=protected if pol.name == "sinks" else None,
+        n_sink=protected if "n_sink" in pol.settings() else None,
         context_length=trained_context(model),
         segment=segment,
     )

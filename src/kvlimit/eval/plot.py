@@ -31,9 +31,10 @@ _STYLE: dict[str, dict[str, Any]] = {
     "recompute": {"color": "#2ca02c", "linestyle": "--", "linewidth": 0.9, "zorder": 3},
     "sinks": {"color": "#1f77b4", "linestyle": "-", "linewidth": 2.2, "alpha": 0.75},
     "window": {"color": "#d62728", "linestyle": "-", "linewidth": 1.2},
+    "knorm": {"color": "#9467bd", "linestyle": "-", "linewidth": 1.2},
     "full": {"color": "#555555", "linestyle": ":", "linewidth": 1.2},
 }
-_ORDER = {"recompute": 0, "sinks": 1, "window": 2, "full": 3}
+_ORDER = {"recompute": 0, "sinks": 1, "window": 2, "knorm": 3, "full": 4}
 
 
 def moving_average(nll: torch.Tensor, width: int) -> tuple[torch.Tensor, torch.Tensor]:

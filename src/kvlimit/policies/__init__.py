@@ -10,11 +10,12 @@ import difflib
 from typing import Any
 
 from .base import EvictionPolicy, SlotView
+from .knorm import KeyNorm
 from .sinks import Sinks
 from .window import Window
 
 #: Policy name -> class. The default policy is the first one.
-POLICIES: dict[str, type[EvictionPolicy]] = {"sinks": Sinks, "window": Window}
+POLICIES: dict[str, type[EvictionPolicy]] = {"sinks": Sinks, "window": Window, "knorm": KeyNorm}
 DEFAULT_POLICY = "sinks"
 
 
@@ -52,4 +53,13 @@ def make_policy(policy: str | EvictionPolicy | None = None, **settings: Any) -> 
     return cls(**given)
 
 
-__all__ = ["DEFAULT_POLICY", "POLICIES", "EvictionPolicy", "Sinks", "SlotView", "Window", "make_policy"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "POLICIES",
+    "EvictionPolicy",
+    "KeyNorm",
+    "Sinks",
+    "SlotView",
+    "Window",
+    "make_policy",
+]

@@ -7,6 +7,16 @@ dataclasses; their fields are the settings a user can pass (``policy="sinks", n_
 
 `protected_tokens` counts tokens a policy never evicts (scored +inf); the cache relies on them being
 the first tokens of each row, so they sit in the first slots.
+
+Two kinds of policy, told apart by the `per_layer` flag:
+
+- positional (`per_layer = False`): one decision per step for every layer, from what `SlotView`
+  says about each slot (its token's index and id). Kept tokens take in-cache positions 0..n-1.
+- per layer (`per_layer = True`): each attention layer keeps its own tokens, scored from a
+  statistic of that layer's keys. The policy turns each new key into one number per token
+  (`token_statistic`, computed once when the key is stored); the cache keeps it beside the slot,
+  moves it with the slot, and hands it to `score` as `SlotView.statistic`. Nothing in the cache
+  is specific to one policy: a new key- or value-statistic policy is one file.
 """
 
 from __future__ import annotations
@@ -26,10 +36,20 @@ class SlotView:
         token_index: (batch, slots) long, index of the stored token in its row's sequence
             (0 = the row's first real token), -1 for empty slots.
         valid: (batch, slots) bool, True where a slot holds a token.
+        token_ids: (batch, slots) long, the stored token's id, -1 for empty slots.
+        statistic: (batch, slots) float32, per-layer policies only: `token_statistic` of the
+            stored key (undefined for empty slots); None for positional policies.
     """
 
     token_index: torch.Tensor
     valid: torch.Tensor
+    token_ids: torch.Tensor | None = None
+    statistic: torch.Tensor | None = None
+
+    @property
+    def slots(self) -> int:
+        """Slots per row (the cache's allocated size)."""
+        return int(self.valid.shape[1])
 
 
 @dataclass(frozen=True)
@@ -37,13 +57,23 @@ class EvictionPolicy:
     """Base class. Subclasses set `name` and implement `score`."""
 
     name: ClassVar[str] = "base"
-    #: Policies whose decisions differ per layer (attention-score based ones) set this; the cache
-    #: then keeps one plan per layer. Positional policies decide once per step for all layers.
+    #: Policies that decide per layer from the layer's keys set this; the cache then keeps one set
+    #: of tokens per layer and fills `SlotView.statistic` from `token_statistic`. Positional
+    #: policies decide once per step for all layers.
     per_layer: ClassVar[bool] = False
 
     def score(self, slots: SlotView) -> torch.Tensor:
         """(batch, slots) float keep-scores for the valid slots: higher is kept longer."""
         raise NotImplementedError
+
+    def token_statistic(self, keys: torch.Tensor) -> torch.Tensor:
+        """Per-layer policies: one float per new token from its key, stored beside its slot.
+
+        keys: (batch, kv_heads, q, head_dim), as the layer stores them (RoPE already applied).
+        Returns (batch, q). Computed once per token and layer, so it must not depend on the key's
+        position if positions move later (RoPE rotations keep norms, for example).
+        """
+        raise NotImplementedError(f"{self.describe()} is per-layer but defines no token_statistic")
 
     @property
     def protected_tokens(self) -> int:
