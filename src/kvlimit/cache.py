@@ -122,6 +122,15 @@ class _SlotState:
     def view(self) -> SlotView:
         return SlotView(self.token_index, self.valid, self.token_ids, self.statistic)
 
+    def time_order(self, *, empty_first: bool) -> torch.Tensor:
+        """(batch, slots) slot indices of each row sorted by token index, empty slots first or last.
+
+        Empty slots are told by `valid` (a slot emptied by an ordered eviction keeps a stale index).
+        """
+        fill = -1 if empty_first else torch.iinfo(torch.long).max
+        key = torch.where(self.valid, self.token_index, torch.full_like(self.token_index, fill))
+        return key.argsort(dim=1, stable=True)
+
     def _names(self) -> tuple[str, ...]:
         names = ("valid", "token_index", "token_ids", "positions")
         return (*names, "statistic") if self.statistic is not None else names
@@ -376,6 +385,8 @@ class BoundedCache(Cache):
         self.rebase_after = rebase_after
         self.bounded_indices = [i for i, k in enumerate(layout.kinds) if k == "bounded"]
         self.sliding_indices = [i for i, k in enumerate(layout.kinds) if k == "sliding"]
+        #: columns transformers' own sliding layers can still see (their largest window)
+        self._sliding_reach = max((layout.sliding_windows[i] or 0 for i in self._sliding), default=0)
         #: Runs a fresh forward over token ids to re-encode kept tokens (learned absolute positions).
         self.reencode_fn: (
             Callable[[torch.Tensor, torch.Tensor, torch.Tensor], list[tuple[torch.Tensor, torch.Tensor]]]
@@ -418,27 +429,12 @@ class BoundedCache(Cache):
         self._dev_shift = torch.zeros(batch, dtype=torch.long, device=device)
         self._sink_delta = [0] * batch
 
-    # The first slot group's bookkeeping; with a positional policy it describes every layer.
-    # Every group holds the same number of tokens per row, in the same slots' validity pattern.
+    # Every slot group holds the same number of tokens per row in the same slots, so the first
+    # group's validity is every group's (per-layer state: `slot_groups`, `kept_*(row, layer=...)`).
     @property
     def valid(self) -> torch.Tensor | None:
         """(batch, slots) bool, True where a slot holds a token (every group agrees on the counts)."""
         return self.slot_groups[0].valid if self.slot_groups else None
-
-    @property
-    def token_index(self) -> torch.Tensor | None:
-        """(batch, slots) long, the first group's token index per slot (-1 when empty)."""
-        return self.slot_groups[0].token_index if self.slot_groups else None
-
-    @property
-    def token_ids(self) -> torch.Tensor | None:
-        """(batch, slots) long, the first group's token id per slot (-1 when empty)."""
-        return self.slot_groups[0].token_ids if self.slot_groups else None
-
-    @property
-    def positions(self) -> torch.Tensor | None:
-        """(batch, slots) long, the position each of the first group's keys is encoded at."""
-        return self.slot_groups[0].positions if self.slot_groups else None
 
     def _group_of(self, layer_idx: int | None) -> _SlotState:
         if layer_idx is None:
@@ -448,9 +444,6 @@ class BoundedCache(Cache):
                 f"layer {layer_idx} is not a bounded layer of this cache; bounded layers: {self.bounded_indices}"
             )
         return self.slot_groups[self._bounded[layer_idx].group]
-
-    def _group_layers(self, group: int) -> list[BoundedLayer]:
-        return [layer for layer in self._bounded.values() if layer.group == group]
 
     @property
     def device(self) -> torch.device | None:
@@ -618,8 +611,7 @@ class BoundedCache(Cache):
         if width > 0:
             stored_index = []
             for group in self.slot_groups:
-                order = torch.where(group.valid, group.token_index, torch.full_like(group.token_index, -1))
-                stored_index.append(order.argsort(dim=1, stable=True)[:, self.slots - width :])
+                stored_index.append(group.time_order(empty_first=True)[:, self.slots - width :])
             stored_valid = self.slot_groups[0].valid.gather(1, stored_index[0])
         # where the chunk's real tokens go: the free slots, in slot order
         rank = real.long().cumsum(dim=1) - 1
@@ -691,12 +683,7 @@ class BoundedCache(Cache):
             group.token_index[rows, slots] = -1
             group.token_ids[rows, slots] = -1
             if self.storage == "ordered":
-                key = torch.where(
-                    group.valid,
-                    group.token_index,
-                    torch.full_like(group.token_index, torch.iinfo(torch.long).max),
-                )
-                permute = key.argsort(dim=1, stable=True)
+                permute = group.time_order(empty_first=False)
                 group.gather_(permute)
                 permutes.append(permute)
         self.stats["evicted"] += int(rows.numel())
@@ -809,21 +796,16 @@ class BoundedCache(Cache):
         device = self.device
         assert device is not None
         due = torch.tensor([d != 0 for d in row_delta], device=device)[:, None]
-        for g, group in enumerate(self.slot_groups):
-            order = torch.where(
-                group.valid,
-                group.token_index,
-                torch.full_like(group.token_index, torch.iinfo(torch.long).max),
-            )
-            rank = order.argsort(dim=1, stable=True).argsort(dim=1)
+        slot_deltas = []  # per group, (batch, slots), 0 for empty slots and rows not due
+        for group in self.slot_groups:
+            rank = group.time_order(empty_first=False).argsort(dim=1)
             target = torch.where(group.valid & due, rank, group.positions)
-            slot_delta = target - group.positions  # (batch, slots), 0 for empty slots
+            slot_deltas.append(target - group.positions)
             group.positions = target
-            for layer in self._group_layers(g):
-                if layer.rope is None or layer.keys is None:
-                    continue
-                cos, sin = layer.rope.cos_sin(slot_delta, device)
-                layer.keys.copy_(layer.rope.apply(layer.keys, cos[:, None], sin[:, None]))
+        for layer in self._rope_layers():
+            assert layer.keys is not None and layer.rope is not None
+            cos, sin = layer.rope.cos_sin(slot_deltas[layer.group], device)
+            layer.keys.copy_(layer.rope.apply(layer.keys, cos[:, None], sin[:, None]))
         self._rotate_sliding_keys(torch.tensor(row_delta, device=device))
 
     def rotate_all_keys(self, delta: list[int]) -> None:
@@ -868,7 +850,6 @@ class BoundedCache(Cache):
         Called when the next position would leave the model's table. Evicts first if the coming
         tokens (`incoming[b]` per row) need room, so the re-encoded window is what the next step keeps.
         """
-        assert self.valid is not None and self.token_index is not None and self.token_ids is not None
         assert self.reencode_fn is not None and self.n_groups == 1, "re-encoding needs one kept set"
         coming = incoming if incoming is not None else [0] * self.batch_size_rows
         need = [max(0, kept + q - self.slots) for kept, q in zip(self.n_kept, coming, strict=True)]
@@ -877,17 +858,16 @@ class BoundedCache(Cache):
             self.n_kept = [k - n for k, n in zip(self.n_kept, need, strict=True)]
             assert self._dev_count is not None
             self._dev_count.copy_(torch.tensor(self.n_kept, device=self._dev_count.device))
+        group = self.slot_groups[0]
         width = max(self.n_kept)
-        order = torch.where(self.valid, self.token_index, torch.full_like(self.token_index, -1))
-        index = order.argsort(dim=1, stable=True)[:, self.slots - width :]
-        ids = self.token_ids.gather(1, index).clamp(min=0)
-        mask = self.valid.gather(1, index).long()
+        index = group.time_order(empty_first=True)[:, self.slots - width :]
+        ids = group.token_ids.gather(1, index).clamp(min=0)
+        mask = group.valid.gather(1, index).long()
         positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
         per_layer = self.reencode_fn(ids, mask, positions)
         rows, cols = mask.bool().nonzero(as_tuple=True)
         slots = index[rows, cols]
-        assert self.positions is not None
-        self.positions[rows, slots] = positions[rows, cols]
+        group.positions[rows, slots] = positions[rows, cols]
         for layer in self._bounded_layers():
             keys, values = per_layer[layer.layer_idx]
             assert layer.keys is not None and layer.values is not None
@@ -907,15 +887,12 @@ class BoundedCache(Cache):
         real (no layer sees them any more), the newer ones as they were fed. Call once per forward,
         after `prepare_step`. new_columns: (batch, q), 1 = real token. Returns (batch, seen + q) long.
         """
-        window = max(
-            w for i, w in enumerate(self.layout.sliding_windows) if i in self._sliding and w is not None
-        )
         new_columns = new_columns.long()
         batch = new_columns.shape[0]
         tail = self._column_tail if self._column_tail is not None else new_columns.new_ones((batch, 0))
         older = new_columns.new_ones((batch, self.columns_seen - tail.shape[1]))
         mask = torch.cat((older, tail, new_columns), dim=1)
-        self._column_tail = mask[:, -window:]
+        self._column_tail = mask[:, -self._sliding_reach :]
         return mask
 
     # --- transformers Cache API --------------------------------------------------------------

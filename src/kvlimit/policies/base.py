@@ -28,6 +28,15 @@ from typing import ClassVar
 import torch
 
 
+def check_count(name: str, value: object, *, none_means: str | None = None) -> None:
+    """Raise ValueError unless `value` (the setting `name`) is an int >= 0, or None when `none_means` says what None does."""
+    if value is None and none_means is not None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        allowed = "an int >= 0" + (f" or None ({none_means})" if none_means else "")
+        raise ValueError(f"{name} must be {allowed}; got {value!r}")
+
+
 @dataclass(frozen=True)
 class SlotView:
     """What a policy may look at, per row and slot.

@@ -26,7 +26,7 @@ from typing import ClassVar
 
 import torch
 
-from .base import EvictionPolicy, SlotView
+from .base import EvictionPolicy, SlotView, check_count
 
 #: Scores of the recent window sit above every norm score (norms are far smaller than this).
 _RECENT_BONUS = 1.0e6
@@ -46,14 +46,8 @@ class KeyNorm(EvictionPolicy):
     n_recent: int | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.n_sink, bool) or not isinstance(self.n_sink, int) or self.n_sink < 0:
-            raise ValueError(f"n_sink must be an int >= 0; got {self.n_sink!r}")
-        if self.n_recent is not None and (
-            isinstance(self.n_recent, bool) or not isinstance(self.n_recent, int) or self.n_recent < 0
-        ):
-            raise ValueError(
-                f"n_recent must be an int >= 0 or None (a quarter of the cache); got {self.n_recent!r}"
-            )
+        check_count("n_sink", self.n_sink)
+        check_count("n_recent", self.n_recent, none_means="a quarter of the cache")
 
     @property
     def protected_tokens(self) -> int:

@@ -16,7 +16,7 @@ from typing import ClassVar
 
 import torch
 
-from .base import EvictionPolicy, SlotView
+from .base import EvictionPolicy, SlotView, check_count
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,7 @@ class Sinks(EvictionPolicy):
     n_sink: int = 4
 
     def __post_init__(self) -> None:
-        if isinstance(self.n_sink, bool) or not isinstance(self.n_sink, int) or self.n_sink < 0:
-            raise ValueError(f"n_sink must be an int >= 0; got {self.n_sink!r}")
+        check_count("n_sink", self.n_sink)
 
     @property
     def protected_tokens(self) -> int:
