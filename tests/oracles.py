@@ -106,6 +106,7 @@ class LimitRecorder:
         self.max_visible = 0
         self.max_stored = 0
         self.all_kept_steps = 0
+        self.cache = None
         recorder = self
         original_update = BoundedLayer.update
         original_prepare = BoundedCache.prepare_step
@@ -117,6 +118,7 @@ class LimitRecorder:
 
         def prepare_step(cache, input_ids, attention_mask=None):
             step = original_prepare(cache, input_ids, attention_mask)
+            recorder.cache = cache
             recorder.after_prepare(step)
             return step
 
@@ -133,15 +135,15 @@ class LimitRecorder:
         self.max_visible = max(self.max_visible, visible)
 
     def after_update(self, layer: BoundedLayer, keys: torch.Tensor) -> None:
-        cache = layer.parent
+        cache = self.cache  # the cache whose step this layer is running
         self.updates += 1
-        assert keys.shape[2] == cache._plan.kv_length
+        assert keys.shape[2] == layer.plan.kv_length
         assert layer.keys.shape[2] <= self.limit, (
             f"layer {layer.layer_idx} allocated {layer.keys.shape[2]} slots"
         )
         stored = cache.valid.sum(dim=1)
         assert int(stored.max()) <= self.limit, f"a row stores {int(stored.max())} > {self.limit} tokens"
-        assert stored.tolist() == cache.n_kept
+        assert stored.tolist() == cache.rows.kept
         self.max_stored = max(self.max_stored, int(stored.max()))
 
 

@@ -12,8 +12,8 @@ import torch
 import kvlimit
 
 from families import LEARNED_POSITION_FAMILIES, MAX_POSITIONS, make_model
+from helpers import left_padded
 from oracles import kept_indices, real_tokens
-from test_identity import left_padded
 
 
 @pytest.mark.parametrize("family", sorted(LEARNED_POSITION_FAMILIES))
@@ -75,17 +75,16 @@ class PositionLog:
     def __init__(self, model, ids, mask, limit, sinks, mode, new):
         self.positions = [[], []]
         log = self.positions
-        original = kvlimit.BoundedCache.layer_finished
+        original = kvlimit.BoundedCache.advance
 
-        def layer_finished(cache, plan):
-            original(cache, plan)
-            if plan.layers_done == len(cache.bounded_indices):
-                for row in range(2):
-                    log[row].append(cache.kept_positions(row))
+        def advance(cache):
+            original(cache)
+            for row in range(2):
+                log[row].append(cache.kept_positions(row))
 
-        kvlimit.BoundedCache.layer_finished = layer_finished
+        kvlimit.BoundedCache.advance = advance
         try:
             kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, n_sink=sinks,
                              positions=mode, max_new_tokens=new, min_new_tokens=new, do_sample=False)  # fmt: skip
         finally:
-            kvlimit.BoundedCache.layer_finished = original
+            kvlimit.BoundedCache.advance = original

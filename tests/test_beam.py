@@ -14,10 +14,8 @@ import torch
 import kvlimit
 
 from families import FAMILIES, attn_implementations, make_model
+from helpers import beam_score, left_padded
 from oracles import replay_logits
-from test_identity import left_padded
-
-EOS = 2
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -31,19 +29,6 @@ def test_beam_search_matches_stock(family):
     assert torch.equal(out.sequences, ref.sequences)
     assert torch.equal(out.beam_indices, ref.beam_indices)
     torch.testing.assert_close(out.sequences_scores, ref.sequences_scores, atol=1e-5, rtol=1e-5)
-
-
-def beam_score(model, cache, prompt, prompt_mask, generated, length_penalty, chunk):
-    """Sum of the replayed log-probs of `generated` (up to its EOS) over length ** length_penalty."""
-    end = len(generated)
-    if EOS in generated:
-        end = generated.index(EOS) + 1
-    tokens = torch.tensor([generated[:end]])
-    logits = replay_logits(model, cache, prompt, prompt_mask, tokens, chunk=chunk)
-    total = sum(
-        torch.log_softmax(step[0].float(), -1)[tok] for step, tok in zip(logits, generated[:end], strict=True)
-    )
-    return total / end**length_penalty
 
 
 @pytest.mark.parametrize("family", ["llama", "gptj", "gpt_neox", "bloom", "gpt2", "gemma3_text", "qwen3"])
@@ -61,7 +46,9 @@ def test_replay_reproduces_beam_scores_with_the_limit_active(family):
         prompt, prompt_mask = ids[item : item + 1], mask[item : item + 1]
         generated = out.sequences[row, ids.shape[1] :].tolist()
         cache = kvlimit.build_cache(model, spec, config, limit, None)
-        chunk = (limit - 2) // 4 if ids.shape[1] > limit else None  # generate's automatic prefill chunk
+        chunk = (
+            config.policy.default_chunk(limit) if ids.shape[1] > limit else None
+        )  # generate's prefill chunk
         want = beam_score(model, cache, prompt, prompt_mask, generated, penalty, chunk)
         torch.testing.assert_close(out.sequences_scores[row], want, atol=1e-4, rtol=1e-4)
 
@@ -77,7 +64,9 @@ def test_replay_reproduces_sampled_logits(family):
                            return_dict_in_generate=True, output_logits=True)  # fmt: skip
     spec = kvlimit.inspect_model(model)
     config = kvlimit.LimitConfig.create(limit, "sinks", n_sink=2)
-    chunk = (limit - 2) // 4  # the automatic prefill chunk for prompts longer than the limit
+    chunk = config.policy.default_chunk(
+        limit
+    )  # the automatic prefill chunk for prompts longer than the limit
     for row in range(out.sequences.shape[0]):
         item = row // 2
         cache = kvlimit.build_cache(model, spec, config, limit, None)

@@ -11,20 +11,25 @@ import pytest
 import torch
 
 import kvlimit
-import kvlimit.generation
 
 from families import ALIBI_FAMILIES, ROPE_FAMILIES, ROPE_TYPES, attn_implementations, make_model
+from helpers import bounded_cache, left_padded
 from oracles import fresh_logits_many, kept_indices, real_tokens
-from test_identity import left_padded
 
 LIMIT = 8
 NEW = 40
 
 
-def assert_depth1(model, policy, n_sink, new=NEW, limit=LIMIT, lengths=(3, 7)):
+def assert_depth1(model, policy, n_sink, new=NEW, limit=LIMIT, lengths=(3, 7), rebase_after=None):
+    """`rebase_after` None: the production rebase interval; else RoPE keys are rebased that often."""
     ids, mask = left_padded(model, lengths=lengths)
+    settings = {"n_sink": n_sink} if policy == "sinks" else {}
+    cache = (
+        bounded_cache(model, limit, policy, rebase_after=rebase_after, **settings) if rebase_after else None
+    )
     out = kvlimit.generate(
         model,
+        cache=cache,
         input_ids=ids,
         attention_mask=mask,
         cache_limit=limit,
@@ -54,27 +59,26 @@ DEPTH1 = sorted(ROPE_FAMILIES | ALIBI_FAMILIES)
 
 @pytest.mark.parametrize("family", DEPTH1)
 @pytest.mark.parametrize(("policy", "n_sink"), [("sinks", 2), ("window", None)])
-def test_depth1_every_family(family, policy, n_sink, monkeypatch):
-    monkeypatch.setattr(kvlimit.generation, "_REBASE_MIN", 0)  # rebase RoPE keys every 4 x limit positions
+def test_depth1_every_family(family, policy, n_sink):
     model = make_model(family, num_layers=1, attn_implementation=attn_implementations(family)[0])
-    out = assert_depth1(model, policy, n_sink)
+    out = assert_depth1(model, policy, n_sink, rebase_after=4 * LIMIT)  # rebase RoPE keys every 4 x limit
     if family in ROPE_FAMILIES:
         assert out.cache.stats["rebases"] >= 1
 
 
 @pytest.mark.parametrize("family", ["llama", "bloom", "falcon_alibi", "gptj", "gpt_neox"])
-def test_depth1_eager(family, monkeypatch):
-    monkeypatch.setattr(kvlimit.generation, "_REBASE_MIN", 0)
-    assert_depth1(make_model(family, num_layers=1, attn_implementation="eager"), "sinks", 3)
+def test_depth1_eager(family):
+    assert_depth1(
+        make_model(family, num_layers=1, attn_implementation="eager"), "sinks", 3, rebase_after=4 * LIMIT
+    )
 
 
 @pytest.mark.parametrize("rope_type", ROPE_TYPES)
-def test_depth1_every_rope_type(rope_type, monkeypatch):
-    monkeypatch.setattr(kvlimit.generation, "_REBASE_MIN", 0)
-    assert_depth1(make_model("llama", num_layers=1, rope_type=rope_type), "sinks", 2)
+def test_depth1_every_rope_type(rope_type):
+    assert_depth1(make_model("llama", num_layers=1, rope_type=rope_type), "sinks", 2, rebase_after=4 * LIMIT)
 
 
-def test_depth1_default_rebase_far_past_the_context(monkeypatch):
+def test_depth1_default_rebase_far_past_the_context():
     """Positions stay bounded with the production settings too: 4 x limit tokens beyond."""
     model = make_model("llama", num_layers=1)
     out = assert_depth1(model, "sinks", 4, new=60, limit=12)

@@ -11,19 +11,9 @@ import torch
 import kvlimit
 
 from families import FAMILIES, attn_implementations, make_model
+from helpers import left_padded
 
 NEW = 12
-
-
-def left_padded(model, lengths=(5, 9), seed=1):
-    generator = torch.Generator().manual_seed(seed)
-    width = max(lengths)
-    ids = torch.randint(3, model.config.vocab_size, (len(lengths), width), generator=generator)
-    mask = torch.zeros_like(ids)
-    for row, n in enumerate(lengths):
-        ids[row, : width - n] = model.config.pad_token_id
-        mask[row, width - n :] = 1
-    return ids, mask
 
 
 CASES = [(family, attn) for family in FAMILIES for attn in attn_implementations(family)]

@@ -14,12 +14,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from test_beam import beam_score
-from test_hot_path import LIMIT as SYNC_LIMIT
-from test_hot_path import syncs_per_step
 
 import kvlimit
-import kvlimit.generation
 from kvlimit.cache import BoundedCache
 from kvlimit.policies import KeyNorm, SlotView
 
@@ -31,8 +27,11 @@ from families import (
     attn_implementations,
     make_model,
 )
+from helpers import beam_score, bounded_cache, left_padded, syncs_per_step
 from oracles import takes_positions
-from test_identity import left_padded
+
+#: as in test_hot_path: far below the lengths `syncs_per_step` generates, so every counted step evicts
+SYNC_LIMIT = 6
 
 # --- the policy on its own --------------------------------------------------------------------
 
@@ -169,13 +168,13 @@ DEPTH1 = sorted(set(FAMILIES))
 
 @pytest.mark.parametrize("family", DEPTH1)
 def test_depth1_every_family(family, monkeypatch):
-    monkeypatch.setattr(kvlimit.generation, "_RANK_EVERY", 2)
     model = make_model(family, num_layers=1, attn_implementation=attn_implementations(family)[0])
     ids, mask = left_padded(model, lengths=(3, 7))
     limit, new = 8, 40
+    cache = bounded_cache(model, limit, "knorm", rank_every=2, n_sink=1, n_recent=2)
     log = KeptLog(monkeypatch)
-    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy="knorm", n_sink=1,
-                           n_recent=2, max_new_tokens=new, min_new_tokens=new, do_sample=False,
+    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy=cache.policy,
+                           cache=cache, max_new_tokens=new, min_new_tokens=new, do_sample=False,
                            return_dict_in_generate=True, output_logits=True)  # fmt: skip
     assert len(log.steps) == len(out.logits)
     alibi = family in ALIBI_FAMILIES
@@ -190,7 +189,7 @@ def test_depth1_every_family(family, monkeypatch):
         # norms, not recency, chose: some kept token is older than the contiguous recent run
         evicted_middle |= indices != [0, *range(indices[-1] - limit + 2, indices[-1] + 1)]
     assert evicted_middle
-    if out.cache.position_kind == "rope":
+    if out.cache.model_spec.positions == "rope":
         assert out.cache.stats["rebases"] >= 3
         # ranked every 2 x limit positions: no key is further than that from the query
         assert max(max(out.cache.kept_positions(r)) for r in range(2)) < 2 * limit
@@ -229,7 +228,7 @@ class SelectionCheck:
             layer = cache.layers[idx]
             group = cache.slot_groups[layer.group]
             norms = layer.keys.float().norm(dim=-1).mean(dim=1)  # (batch, slots), unrounded
-            for row, kept in enumerate(cache.n_kept):
+            for row, kept in enumerate(cache.rows.kept):
                 if kept < cache.slots:
                     continue
                 index = group.token_index[row]
@@ -244,8 +243,8 @@ class SelectionCheck:
 
     def after(self, cache) -> None:
         counts = [group.valid.sum(dim=1).tolist() for group in cache.slot_groups]
-        assert all(c == cache.n_kept for c in counts), "every layer of a row holds the same count"
-        assert max(cache.n_kept) <= cache.cache_limit
+        assert all(c == cache.rows.kept for c in counts), "every layer of a row holds the same count"
+        assert max(cache.rows.kept) <= cache.cache_limit
         assert all(torch.equal(g.valid, cache.slot_groups[0].valid) for g in cache.slot_groups)
         sets = [tuple(sorted(g.token_index[0][g.valid[0]].tolist())) for g in cache.slot_groups]
         self.layers_disagree |= len(set(sets)) > 1
@@ -267,14 +266,14 @@ class SelectionCheck:
 
 @pytest.mark.parametrize("family", ["llama", "qwen3", "gpt_neox", "bloom", "gpt2", "gemma2", "mixtral"])
 def test_each_layer_evicts_its_largest_key_norm(family, monkeypatch):
-    monkeypatch.setattr(kvlimit.generation, "_RANK_EVERY", 2)
     model = make_model(family, attn_implementation=attn_implementations(family)[0])
     vary_key_norms(model)
     ids, mask = left_padded(model, lengths=(4, 9))
     policy = KeyNorm(n_sink=2, n_recent=2)
     check = SelectionCheck(monkeypatch, policy)
-    kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=8, policy=policy, max_new_tokens=30,
-                     min_new_tokens=30, do_sample=True, top_k=20)  # fmt: skip
+    cache = bounded_cache(model, 8, policy, rank_every=2)
+    kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=8, policy=policy, cache=cache,
+                     max_new_tokens=30, min_new_tokens=30, do_sample=True, top_k=20)  # fmt: skip
     assert check.checked >= 2 * 2 * 20  # layers x rows x evicting steps
     assert check.layers_disagree, "the layers of a random model should not all keep the same tokens"
 
@@ -304,7 +303,9 @@ def test_replay_reproduces_beam_scores(family):
                            output_scores=True, return_dict_in_generate=True)  # fmt: skip
     spec = kvlimit.inspect_model(model)
     config = kvlimit.LimitConfig.create(limit, policy)
-    chunk = (limit - 1) // 4  # generate's automatic prefill chunk for prompts longer than the limit
+    chunk = config.policy.default_chunk(
+        limit
+    )  # generate's automatic prefill chunk for prompts longer than the limit
     for row in range(out.sequences.shape[0]):
         item = row // 2
         cache = kvlimit.build_cache(model, spec, config, limit, None)
@@ -336,7 +337,7 @@ def test_absolute_positions_are_clamped_far_past_the_table(family):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=16, policy="knorm",
                            max_new_tokens=new, min_new_tokens=new, return_dict_in_generate=True)  # fmt: skip
     assert out.sequences.shape[1] == ids.shape[1] + new
-    assert out.cache.absolute_mode == "clamp" and out.cache.stats["reencodes"] == 0
+    assert out.cache.keeper.name == "clamp" and out.cache.stats["reencodes"] == 0
     with pytest.raises(ValueError, match="positions='clamp'"):
         kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=16, policy="knorm",
                          positions="reencode", max_new_tokens=2)  # fmt: skip
@@ -357,11 +358,8 @@ def test_decode_step_adds_no_host_sync(family):
 def test_depth1_chunked_streaming(family, chunk, monkeypatch):
     """Chunks evict several tokens per layer at once: the last token of each chunk still sees exactly
     what the layer keeps, at the positions the cache records."""
-    monkeypatch.setattr(kvlimit.generation, "_RANK_EVERY", 2)
     model = make_model(family, num_layers=1, attn_implementation=attn_implementations(family)[0])
-    spec = kvlimit.inspect_model(model)
-    config = kvlimit.LimitConfig.create(8, KeyNorm(n_sink=1, n_recent=1))
-    cache = kvlimit.build_cache(model, spec, config, 8, None)
+    cache = bounded_cache(model, 8, KeyNorm(n_sink=1, n_recent=1), rank_every=2)
     log = KeptLog(monkeypatch)
     ids = torch.randint(3, model.config.vocab_size, (1, 40), generator=torch.Generator().manual_seed(2))
     for start in range(0, 40, chunk):

@@ -11,8 +11,10 @@ import torch
 import kvlimit
 
 from families import MAX_POSITIONS, make_model
+from helpers import bounded_cache
 
 NEW = 5 * MAX_POSITIONS
+LIMIT = 24
 
 
 @pytest.mark.parametrize(
@@ -22,17 +24,17 @@ NEW = 5 * MAX_POSITIONS
 def test_five_contexts_of_new_tokens(family, rope_type):
     kwargs = {"rope_type": rope_type} if rope_type else {}
     model = make_model(family, **kwargs)
-    bound = kvlimit.inspect_model(model).position_bound
+    # where the model sets no bound (default RoPE), rebase every 4 x limit positions to see it held
+    bound = kvlimit.inspect_model(model).position_bound or 4 * LIMIT
     ids = torch.tensor([[5, 6, 7, 8], [0, 9, 10, 11]])
     mask = (ids != 0).long()
-    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=24, max_new_tokens=NEW,
-                           min_new_tokens=NEW, do_sample=True, return_dict_in_generate=True)  # fmt: skip
+    cache = bounded_cache(model, LIMIT, rebase_after=bound)
+    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, cache=cache,
+                           max_new_tokens=NEW, min_new_tokens=NEW, do_sample=True, return_dict_in_generate=True)  # fmt: skip
     assert out.sequences.shape[1] == 4 + NEW
-    cache = out.cache
-    assert cache.stored_tokens() == [24, 24]
+    assert cache.stored_tokens() == [LIMIT, LIMIT]
     top = max(max(cache.kept_positions(r)) for r in range(2))
-    if bound is not None:
-        assert cache.stats["rebases"] >= 1 and top < bound
+    assert cache.stats["rebases"] >= 1 and top < bound
 
 
 def test_gptj_stock_generate_crashes_past_its_table():

@@ -12,11 +12,10 @@ import pytest
 import torch
 
 import kvlimit
-import kvlimit.generation
 
 from families import ROPE_FAMILIES, SLIDING_WINDOW, attn_implementations, make_model
+from helpers import bounded_cache, left_padded
 from oracles import real_tokens
-from test_identity import left_padded
 
 LIMIT = 6
 NEW = 24
@@ -51,9 +50,11 @@ def banded_logits(model, tokens: list[int], limit: int) -> torch.Tensor:
         ).logits[0]
 
 
-def run(model, limit, lengths, prefill_chunk=None):
+def run(model, limit, lengths, prefill_chunk=None, rebase_after=None):
+    """`rebase_after` None: the production rebase interval; else RoPE keys are rebased that often."""
     ids, mask = left_padded(model, lengths=lengths)
-    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy="window",
+    cache = bounded_cache(model, limit, "window", rebase_after=rebase_after) if rebase_after else None
+    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy="window", cache=cache,
                            prefill_chunk=prefill_chunk, max_new_tokens=NEW, min_new_tokens=NEW, do_sample=False,
                            return_dict_in_generate=True, output_logits=True)  # fmt: skip
     for row in range(ids.shape[0]):
@@ -66,18 +67,16 @@ def run(model, limit, lengths, prefill_chunk=None):
 
 
 @pytest.mark.parametrize("family", sorted(ROPE_FAMILIES))
-def test_window_equals_banded_forward(family, monkeypatch):
-    monkeypatch.setattr(kvlimit.generation, "_REBASE_MIN", 0)
+def test_window_equals_banded_forward(family):
     model = make_model(family, attn_implementation=attn_implementations(family)[0])
-    run(model, LIMIT, lengths=(3, 5))
+    run(model, LIMIT, lengths=(3, 5), rebase_after=4 * LIMIT)
 
 
 @pytest.mark.parametrize("family", ["llama", "gemma2", "gemma3_text", "qwen3"])
-def test_window_long_prompt_token_by_token(family, monkeypatch):
+def test_window_long_prompt_token_by_token(family):
     """Prompts longer than the limit, prefilled one token per forward: exactly streaming."""
-    monkeypatch.setattr(kvlimit.generation, "_REBASE_MIN", 0)
     model = make_model(family, attn_implementation=attn_implementations(family)[0])
-    run(model, LIMIT, lengths=(9, 14), prefill_chunk=1)
+    run(model, LIMIT, lengths=(9, 14), prefill_chunk=1, rebase_after=4 * LIMIT)
 
 
 @pytest.mark.parametrize("family", ["gemma2", "gemma3_text"])

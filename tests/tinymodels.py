@@ -21,6 +21,8 @@ import torch
 import transformers
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
+from families import make_model
+
 __all__ = [
     "BOS_ID",
     "CHAT_TEMPLATE",
@@ -156,22 +158,22 @@ def write_metadata_only_gguf(path: pathlib.Path, arch: str, entries: dict[str, i
 def build_tiny(root: pathlib.Path) -> TinyModel:
     """Build the tiny Llama (seed 0) and write it to ``root/tiny-llama`` and ``root/tiny-llama.gguf``."""
     backend = train_tokenizer()
-    config = transformers.LlamaConfig(
+    model = make_model(
+        "llama",
+        num_layers=LAYERS,
         vocab_size=backend.get_vocab_size(),
         hidden_size=HIDDEN,
         intermediate_size=INTERMEDIATE,
-        num_hidden_layers=LAYERS,
         num_attention_heads=HEADS,
         num_key_value_heads=KV_HEADS,
         max_position_embeddings=CONTEXT,
         rope_parameters={"rope_type": "default", "rope_theta": ROPE_THETA},
         rms_norm_eps=1e-6,
-        tie_word_embeddings=False,
+        initializer_range=0.02,
+        pad_token_id=None,
         bos_token_id=BOS_ID,
         eos_token_id=EOS_ID,
     )
-    torch.manual_seed(0)
-    model = transformers.LlamaForCausalLM(config).eval()
     # No pad token on purpose: load_model must fall back to eos.
     tokenizer = transformers.PreTrainedTokenizerFast(
         tokenizer_object=backend, bos_token=SPECIAL_TOKENS[BOS_ID], eos_token=SPECIAL_TOKENS[EOS_ID]

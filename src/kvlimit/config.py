@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .policies import EvictionPolicy, make_policy
@@ -77,7 +77,6 @@ class LimitConfig:
     policy: EvictionPolicy
     positions: str = "auto"
     prefill_chunk: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def create(
@@ -120,7 +119,7 @@ class LimitConfig:
             if isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk <= 0:
                 raise ValueError(f"prefill_chunk must be a positive int or None; got {prefill_chunk!r}")
             if tokens is not None:
-                room = tokens - policy_obj.protected_tokens
+                room = policy_obj.max_chunk(tokens)
                 if prefill_chunk > room:
                     raise ValueError(
                         f"prefill_chunk={prefill_chunk} is larger than the room the policy leaves in the cache "

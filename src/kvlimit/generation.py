@@ -26,19 +26,33 @@ from .cache import BoundedCache, LayerLayout
 from .config import LimitConfig
 from .integrations import hf
 from .policies import EvictionPolicy
+from .positions import make_keeper
 
 logger = logging.getLogger(__name__)
 
-#: Positions grow this far past the limit before RoPE keys are rebased (floats stay exact).
-_REBASE_MIN = 32768
+#: Positional policies rebase RoPE keys once positions reach max(this, 4 x the limit): rare, and small
+#: enough that float32 angles stay exact.
+REBASE_MIN = 32768
 #: Per-layer policies re-rank RoPE keys to in-cache positions when positions reach this x the limit,
 #: so no kept key is ever further than that from the query.
-_RANK_EVERY = 2
+RANK_EVERY = 2
 #: Arguments of generate that configure the bounded cache (all need cache_limit).
 _LIMIT_OPTIONS = ("policy", "n_sink", "n_recent", "positions", "prefill_chunk")
 
 
 _NEEDS_LIMIT = "policy, n_sink, n_recent, positions and prefill_chunk need cache_limit; pass cache_limit=N"
+
+
+def _limit_config(cache_limit: int | str, options: dict[str, Any]) -> LimitConfig:
+    """The validated `LimitConfig` of generate's cache arguments (`options` keyed by `_LIMIT_OPTIONS`)."""
+    return LimitConfig.create(
+        cache_limit,
+        options.get("policy"),
+        positions=options.get("positions"),
+        prefill_chunk=options.get("prefill_chunk"),
+        n_sink=options.get("n_sink"),
+        n_recent=options.get("n_recent"),
+    )
 
 
 def generate(
@@ -108,14 +122,8 @@ def generate(
             model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
         )
 
-    config = LimitConfig.create(
-        cache_limit,
-        policy,
-        positions=positions,
-        prefill_chunk=prefill_chunk,
-        n_sink=n_sink,
-        n_recent=n_recent,
-    )
+    options = {"policy": policy, "n_sink": n_sink, "n_recent": n_recent}
+    config = _limit_config(cache_limit, {**options, "positions": positions, "prefill_chunk": prefill_chunk})
     hf.check_decoding_mode(mode)
     spec = hf.inspect_model(model)
     if kwargs.get("inputs_embeds") is not None:
@@ -173,15 +181,7 @@ def _generate_from_user(
         if any(v is not None for v in limit_options.values()):
             raise ValueError(_NEEDS_LIMIT)
         return hf.stock_generate(model, **options)
-    # fail fast, before transformers prepares anything
-    LimitConfig.create(
-        cache_limit,
-        limit_options["policy"],
-        positions=limit_options["positions"],
-        prefill_chunk=limit_options["prefill_chunk"],
-        n_sink=limit_options["n_sink"],
-        n_recent=limit_options["n_recent"],
-    )
+    _limit_config(cache_limit, limit_options)  # fail fast, before transformers prepares anything
     hf.inspect_model(model)
     return hf.stock_generate(
         model, custom_generate=generate, cache_limit=cache_limit, **limit_options, **options
@@ -211,9 +211,22 @@ def _cache_for_call(
 
 
 def build_cache(
-    model: Any, spec: hf.ModelSpec, config: LimitConfig, limit: int, max_length: int | None
+    model: Any,
+    spec: hf.ModelSpec,
+    config: LimitConfig,
+    limit: int,
+    max_length: int | None,
+    *,
+    rebase_after: int | None = None,
+    rank_every: int = RANK_EVERY,
 ) -> BoundedCache:
-    """A `BoundedCache` for `model` with `limit` tokens per row."""
+    """A `BoundedCache` for `model` with `limit` tokens per row.
+
+    rebase_after: RoPE keys of a positional policy are rebased to in-cache positions before a
+    position reaches this (default `max(4 x limit, REBASE_MIN)`); a per-layer policy re-ranks a
+    row's keys when its positions reach `rank_every x limit`. Both are kept below the model's own
+    position bound (dynamic / longrope contexts, GPT-J's table).
+    """
     kinds = []
     for layer_type, window in zip(spec.layer_types, spec.sliding_windows, strict=True):
         # a model's own sliding window smaller than the limit already bounds its layer: keep it
@@ -227,9 +240,7 @@ def build_cache(
             f"{spec.model_type} mixes sliding and full attention layers but its forward takes no dict of masks; "
             f"use cache_limit <= {min(w for w in spec.sliding_windows if w is not None)}"
         )
-    layout = LayerLayout(
-        kinds=kinds, sliding_windows=spec.sliding_windows, rope=spec.rope, layer_types=spec.layer_types
-    )
+    layout = LayerLayout(kinds=kinds, sliding_windows=spec.sliding_windows, rope=spec.rope)
     # a re-encode is one fresh forward over one kept window: per-layer policies keep one per layer
     absolute_mode = "clamp" if config.policy.per_layer else "reencode"
     if config.positions != "auto":
@@ -239,23 +250,25 @@ def build_cache(
                 f"{spec.model_type} uses {spec.scheme}, whose kept tokens always take in-cache positions"
             )
         absolute_mode = config.positions
-    rebase_after = None
     if spec.positions == "rope":
-        rebase_after = _RANK_EVERY * limit if config.policy.per_layer else max(4 * limit, _REBASE_MIN)
+        if rebase_after is None:
+            rebase_after = rank_every * limit if config.policy.per_layer else max(4 * limit, REBASE_MIN)
         if spec.position_bound is not None:
             rebase_after = min(rebase_after, spec.position_bound)
-    cache = BoundedCache(
-        limit,
-        config.policy,
-        layout,
-        position_kind=spec.positions,
-        max_length=max_length,
-        position_bound=spec.position_bound,
-        absolute_mode=absolute_mode,
-        rebase_after=rebase_after,
-    )
+    reencode = None
     if spec.positions == "absolute" and absolute_mode == "reencode":
-        cache.reencode_fn = hf.make_reencode_fn(model)
+        reencode = hf.make_reencode_fn(model)
+    keeper = make_keeper(
+        spec.positions,
+        config.policy,
+        absolute_mode=absolute_mode,
+        position_bound=spec.position_bound,
+        rebase_after=rebase_after,
+        reencode=reencode,
+    )
+    cache = BoundedCache(
+        limit, config.policy, layout, keeper, max_length=max_length, position_bound=spec.position_bound
+    )
     cache.model_spec = spec
     return cache
 
@@ -270,34 +283,22 @@ def forward_step(
     """One model forward through a bounded cache outside `generate` (custom loops, evaluation).
 
     input_ids: (batch, q) new tokens; attention_mask: (batch, q) for just these tokens (1 = real,
-    0 = left padding), None when all are real. A forward may bring at most `cache_limit` minus the
-    policy's protected tokens. Returns the model output (logits for every new token unless
+    0 = left padding), None when all are real. A forward may bring at most the policy's
+    `max_chunk(cache_limit)` tokens (the limit minus its protected tokens). Plans the step, runs the
+    forward and advances the cache. Returns the model output (logits for every new token unless
     `logits_to_keep` is passed).
     """
     spec = cache.model_spec or hf.inspect_model(model)
-    step = cache.prepare_step(input_ids, attention_mask)
-    bounded_mask = None if step.mask_all_kept and spec.mask_optional else step.attention_mask
-    mask: Any = bounded_mask
-    if cache.sliding_indices:
-        # transformers' own sliding layers read a 2D mask over every column seen so far, pads included
-        new_columns = (
-            torch.ones_like(input_ids) if attention_mask is None else attention_mask.to(input_ids.device)
-        )
-        stock = cache.sliding_mask(new_columns)
-        if cache.bounded_indices:
-            position_ids = step.position_ids if spec.accepts_position_ids else None
-            mask = hf.build_mask_dict(model, cache, bounded_mask, stock, position_ids, input_ids)
-        else:
-            mask = stock
-    kwargs = dict(forward_kwargs)
-    if spec.accepts_position_ids:
-        kwargs["position_ids"] = step.position_ids
+    columns = None if attention_mask is None else attention_mask.to(input_ids.device)
+    inputs = hf.step_model_inputs(model, cache, spec, input_ids, columns)
     with torch.no_grad():
-        return model(input_ids=input_ids, attention_mask=mask, cache=cache, use_cache=True, **kwargs)
+        out = model(input_ids=input_ids, cache=cache, use_cache=True, **inputs, **forward_kwargs)
+    cache.advance()
+    return out
 
 
 def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int) -> int | None:
-    room = cache.cache_limit - cache.n_protected
+    room = cache.policy.max_chunk(cache.cache_limit)
     if config.prefill_chunk is not None:
         if config.prefill_chunk > room:
             raise ValueError(
@@ -306,7 +307,7 @@ def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int)
         return config.prefill_chunk
     if prompt_length <= cache.cache_limit:
         return None
-    return max(1, min(1024, room // 4))
+    return cache.policy.default_chunk(cache.cache_limit)
 
 
 def kv_bytes_per_token(model: Any) -> int:

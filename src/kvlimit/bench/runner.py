@@ -761,7 +761,7 @@ class _KvlimitStepper(_Stepper):
         self.model = model
         self.cache = _new_bounded_cache(model, settings, policy, None)
         self.step_ids = step_ids
-        room = max(1, min(1024, settings.cache_limit - self.cache.n_protected))
+        room = max(1, min(1024, self.cache.policy.max_chunk(settings.cache_limit)))
         extra = _logits_to_keep(model)
         for start in range(0, fill.shape[1], room):
             forward_step(model, self.cache, fill[:, start : start + room], **extra)

@@ -8,9 +8,12 @@ rotary classes, generation loops and modes) only through this module; it imports
 - `inspect_model(model) -> ModelSpec`: the model's family, positional scheme, per-layer RoPE
   frequencies and layout, layer types and sliding windows; unsupported models get an error that
   lists what is supported;
+- `step_model_inputs(...)`: the one path from a bounded cache's step to a forward's inputs (its
+  positions and attention mask, a dict of masks where the model mixes bounded layers with its own
+  sliding ones), used by `kvlimit.forward_step` and, through `steer_generation`, by generate;
 - `steer_generation(...)`: a context manager that, for one `generate` call, replaces the model's
   `prepare_inputs_for_generation` on the instance (never the class) so that every forward gets the
-  bounded cache's positions and attention mask;
+  bounded cache's positions and attention mask, and advances the cache after each forward;
 - `run_decoding(...)`: dispatch to transformers' own `_sample` / `_beam_search` loops;
 - `generate_call_locals()`: the `streamer` / `assistant_model` that `GenerationMixin.generate` does
   not forward to a `custom_generate` callable, read from its frame.
@@ -32,7 +35,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import torch
 from transformers import GenerationConfig, PreTrainedModel
@@ -51,9 +54,6 @@ from transformers.masking_utils import create_causal_mask, create_sliding_window
 
 from ..positions.rope import RopeSpec
 
-if TYPE_CHECKING:
-    from ..cache import BoundedCache
-
 logger = logging.getLogger(__name__)
 
 __all__ = [
@@ -71,9 +71,12 @@ __all__ = [
     "inspect_model",
     "run_decoding",
     "steer_generation",
+    "step_model_inputs",
+    "stock_generate",
+    "text_config",
 ]
 
-PositionKind = Literal["rope", "alibi", "absolute", "none"]
+PositionKind = Literal["rope", "alibi", "absolute"]
 
 
 @dataclass(frozen=True)
@@ -333,7 +336,7 @@ def _rope_position_bound(rotary: Any, config: Any, rope_type: str, layer_type: s
 # --- masks ------------------------------------------------------------------------------------
 def build_mask_dict(
     model: PreTrainedModel,
-    cache: Cache,
+    cache: Any,
     bounded_mask: torch.Tensor | None,
     stock_mask: torch.Tensor | None,
     position_ids: torch.Tensor | None,
@@ -356,11 +359,60 @@ def build_mask_dict(
 
 
 # --- generation -------------------------------------------------------------------------------
+class PlannedCache(Protocol):
+    """What the step functions need of a bounded cache (`kvlimit.BoundedCache` is one)."""
+
+    bounded_indices: list[int]
+    sliding_indices: list[int]
+    columns_seen: int
+    step_open: bool
+
+    def prepare_step(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> Any: ...
+
+    def advance(self) -> None: ...
+
+    def sliding_mask(self, new_columns: torch.Tensor) -> torch.Tensor: ...
+
+
+def step_model_inputs(
+    model: PreTrainedModel,
+    cache: PlannedCache,
+    spec: ModelSpec,
+    input_ids: torch.Tensor,
+    new_columns: torch.Tensor | None,
+) -> dict[str, Any]:
+    """Plan the next step on `cache` and return what the forward must get: `attention_mask` and `position_ids`.
+
+    input_ids: (batch, q) the new tokens; new_columns: (batch, q), 1 = real token, 0 = left padding,
+    or None when all are real (a decode step: nothing is read from the device). Bounded layers read the
+    cache's own mask over its slots (None, the causal mask from the cache's sizes, when every slot is a
+    kept token and the model allows it); transformers' own sliding layers read a mask over every column
+    seen so far, which the cache remembers (`BoundedCache.sliding_mask`); a model with both gets a dict.
+    """
+    step = cache.prepare_step(input_ids, new_columns)
+    position_ids = step.position_ids if spec.accepts_position_ids else None
+    bounded_mask = None if step.mask_all_kept and spec.mask_optional else step.attention_mask
+    mask: Any = bounded_mask
+    if cache.sliding_indices:
+        columns = torch.ones_like(input_ids) if new_columns is None else new_columns.to(input_ids.device)
+        stock = cache.sliding_mask(columns)
+        if cache.bounded_indices:
+            mask = build_mask_dict(model, cache, bounded_mask, stock, position_ids, input_ids)
+        else:
+            mask = stock
+    inputs: dict[str, Any] = {"attention_mask": mask}
+    if position_ids is not None:
+        inputs["position_ids"] = position_ids
+    return inputs
+
+
 @contextlib.contextmanager
-def steer_generation(model: Any, cache: BoundedCache, spec: ModelSpec) -> Iterator[None]:
+def steer_generation(model: Any, cache: PlannedCache, spec: ModelSpec) -> Iterator[None]:
     """Within the block, every forward that `generate` prepares gets the bounded cache's inputs.
 
-    The model's `prepare_inputs_for_generation` is shadowed on the instance and restored on exit.
+    The model's `prepare_inputs_for_generation` is shadowed on the instance and restored on exit. Each
+    prepared forward first advances the cache past the previous one (it has run by then); leaving the
+    block normally advances past the last.
     """
     had_instance_attr = "prepare_inputs_for_generation" in model.__dict__
     original = model.prepare_inputs_for_generation
@@ -372,7 +424,6 @@ def steer_generation(model: Any, cache: BoundedCache, spec: ModelSpec) -> Iterat
         if spec.model_type == "phi3"
         else original
     )
-    needs_dict = bool(cache.sliding_indices) and bool(cache.bounded_indices)
 
     def prepare(input_ids: torch.Tensor, *args: Any, **kwargs: Any) -> dict[str, Any]:
         model_inputs = inner(input_ids, *args, **kwargs)
@@ -384,29 +435,22 @@ def steer_generation(model: Any, cache: BoundedCache, spec: ModelSpec) -> Iterat
         new_ids = model_inputs["input_ids"]
         if new_ids is None:
             raise ValueError("kvlimit does not support inputs_embeds generation; pass input_ids")
+        if cache.step_open:
+            cache.advance()
         q = new_ids.shape[1]
         stock_mask = kwargs.get("attention_mask")
         # In a decode step generate always appends a real token: skip reading the mask (no host sync).
         # Prefill forwards (chunked ones too) come with is_first_iteration=True and may hold padding.
         decoding = q == 1 and cache.columns_seen > 0 and not kwargs.get("is_first_iteration", False)
         new_columns = None if (decoding or stock_mask is None) else stock_mask[:, -q:]
-        step = cache.prepare_step(new_ids, new_columns)
-        position_ids = step.position_ids if spec.accepts_position_ids else None
-        bounded_mask = None if step.mask_all_kept and spec.mask_optional else step.attention_mask
-        if needs_dict:
-            model_inputs["attention_mask"] = build_mask_dict(
-                model, cache, bounded_mask, stock_mask, position_ids, new_ids
-            )
-        elif cache.bounded_indices:
-            model_inputs["attention_mask"] = bounded_mask
-        # else: only transformers' own sliding layers (window below the limit) read generate's mask
-        if spec.accepts_position_ids:
-            model_inputs["position_ids"] = step.position_ids
+        model_inputs.update(step_model_inputs(model, cache, spec, new_ids, new_columns))
         return model_inputs
 
     model.prepare_inputs_for_generation = prepare
     try:
         yield
+        if cache.step_open:
+            cache.advance()
     finally:
         if had_instance_attr:
             model.prepare_inputs_for_generation = original

@@ -89,6 +89,22 @@ class EvictionPolicy:
         """How many of each row's first tokens are never evicted."""
         return 0
 
+    def max_chunk(self, cache_limit: int) -> int:
+        """The most new tokens one forward may bring to a full cache of `cache_limit` tokens.
+
+        A chunk of q tokens first evicts down to `cache_limit - q`; protected tokens cannot go, so q
+        is at most the limit minus them.
+        """
+        return cache_limit - self.protected_tokens
+
+    def default_chunk(self, cache_limit: int) -> int:
+        """Tokens per forward when a prompt is longer than the limit (prefill, streaming perplexity).
+
+        A quarter of the limit (at least 1, at most `max_chunk` and 1024): a prediction in a chunk
+        then sees between 3/4 of the limit and all of it.
+        """
+        return max(1, min(cache_limit // 4, self.max_chunk(cache_limit), 1024))
+
     def keep_scores(self, slots: SlotView) -> torch.Tensor:
         """`score` with empty slots at -inf, so they are reused first."""
         scores = self.score(slots).float()

@@ -42,14 +42,6 @@ class RopeSpec:
                 f"inv_freq has {self.inv_freq.numel()} frequencies but rotary_dim is {self.rotary_dim}"
             )
 
-    def same_rotation(self, other: RopeSpec) -> bool:
-        """True when both specs rotate keys identically (so one cos/sin serves both)."""
-        return (
-            self.rotary_dim == other.rotary_dim
-            and self.interleaved == other.interleaved
-            and torch.equal(self.inv_freq.cpu(), other.inv_freq.cpu())
-        )
-
     def cos_sin(self, delta: torch.Tensor, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and sin of `delta` (any shape, integer positions) laid out over the rotary dims.
 

@@ -1,0 +1,462 @@
+"""BoundedCache: a transformers `Cache` that never holds more than `cache_limit` tokens per row.
+
+Contract
+--------
+- A step has three parts. `prepare_step(input_ids, attention_mask)` plans the next forward: which
+  stored tokens are evicted, which slot each new token takes, the position each new token gets and
+  the 2D attention mask the model must use; it returns a `StepInputs` whose `position_ids` and
+  `attention_mask` replace generate's own (they no longer line up with the cache once it evicts).
+  The model's forward then runs (each bounded layer stores its new keys as planned). `advance()`
+  closes the step. `kvlimit.generate` and `kvlimit.forward_step` do all three; a custom loop must.
+- In a decode step (one new real token per row) the new token attends to at most `cache_limit`
+  keys, its own included, and afterwards the cache holds at most `cache_limit` tokens per row.
+  A chunk of `q` tokens (prefill) first evicts down to `cache_limit - q` per row, so every query
+  of the chunk also sees at most `cache_limit` keys; the chunk may be at most the policy's
+  `max_chunk(cache_limit)` (the limit minus its protected tokens).
+- Positions follow StreamingLLM: the kept tokens behave as if at in-cache positions 0..n-1 and the
+  new token at n. How that is achieved per scheme (RoPE rotation, ALiBi order, absolute re-encode
+  or clamp) is the business of the cache's `keeper` (`kvlimit.positions`), chosen when it is built.
+- Rows are independent: left padding is never stored, sinks are counted from each row's first
+  real token, and every per-row state moves together in beam reorders.
+
+Where things live
+-----------------
+- `rows` (`RowCounters`): per-row counts on the host and the device.
+- `slot_groups` (`SlotState`, one per group of layers that keep the same tokens): per slot, the
+  token it holds. Positional policies have one group; a per-layer policy (`per_layer = True`, e.g.
+  `knorm`) has one per bounded layer, each evicting by its own scores and keeping the policy's
+  `token_statistic` of its stored keys. Every group of a row holds the same number of tokens, so
+  one attention mask serves all layers.
+- `layers`: `BoundedLayer` storage `(batch, kv_heads, slots, head_dim)`, allocated once
+  (`slots = min(cache_limit, longest possible sequence)`), or transformers' own sliding layer where
+  the model's window is smaller than the limit (it bounds itself).
+- `kvlimit.cache.plan`: the eviction rules and step plans.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import torch
+
+from ..integrations.hf import Cache, DynamicSlidingWindowLayer
+from ..policies import EvictionPolicy
+from ..positions import PositionKeeper, RopeSpec
+from .layer import BoundedLayer
+from .plan import GroupWrites, StepPlan, decode_slots, evict, place_chunk, shown_to_chunk
+from .rows import RowCounters
+from .slots import SlotState
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class StepInputs:
+    """What the model forward of one step must be given.
+
+    Attributes:
+        position_ids: (batch, q) long, the positions of the new tokens.
+        attention_mask: (batch, kv_length) long 2D mask over the keys the bounded layers return
+            (stored slots, then the new tokens).
+        kind: "decode" (one token per row, written in place) or "chunk".
+        mask_all_kept: every column of `attention_mask` is a kept token in every row (known on the
+            host, without reading the mask): a model that builds its causal mask from the cache's
+            sizes may then be given no 2D mask at all, which spares transformers' mask code a
+            host-device synchronisation (its all-ones check) in every decode step.
+    """
+
+    position_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    kind: Literal["decode", "chunk"]
+    mask_all_kept: bool = False
+
+
+@dataclass
+class LayerLayout:
+    """How each model layer is cached. Built by `kvlimit.build_cache` from the model.
+
+    Attributes:
+        kinds: per layer, "bounded" or "sliding" (transformers' own sliding layer, kept where the
+            model's window is smaller than the limit).
+        sliding_windows: per layer, the model's sliding window or None.
+        rope: per layer, the `RopeSpec` of its keys, or None.
+    """
+
+    kinds: list[str]
+    sliding_windows: list[int | None]
+    rope: list[RopeSpec | None]
+
+
+class BoundedCache(Cache):
+    """A KV cache holding at most `cache_limit` tokens per row. See the module docstring.
+
+    Args:
+        cache_limit: the most tokens a row may hold.
+        policy: which tokens to evict.
+        layout: per-layer kinds, windows and rope specs.
+        keeper: how kept tokens get positions (`kvlimit.positions.make_keeper`).
+        max_length: the longest sequence this cache will see (allocation is min(limit, max_length)).
+        position_bound: the most positions (or keys per query) the model can address; None = unbounded.
+    """
+
+    def __init__(
+        self,
+        cache_limit: int,
+        policy: EvictionPolicy,
+        layout: LayerLayout,
+        keeper: PositionKeeper,
+        *,
+        max_length: int | None = None,
+        position_bound: int | None = None,
+    ):
+        policy.check_limit(cache_limit)
+        if position_bound is not None and cache_limit > position_bound:
+            raise ValueError(
+                f"cache_limit={cache_limit} exceeds the {position_bound} positions this model can address; "
+                f"use cache_limit <= {position_bound}"
+            )
+        self.slots = cache_limit if max_length is None else max(1, min(cache_limit, max_length))
+        layers: list[Any] = []
+        self._bounded: dict[int, BoundedLayer] = {}
+        self.sliding_layers: dict[int, DynamicSlidingWindowLayer] = {}
+        statistic = policy.token_statistic if policy.per_layer else None
+        for idx, kind in enumerate(layout.kinds):
+            if kind == "bounded":
+                group = len(self._bounded) if policy.per_layer else 0
+                self._bounded[idx] = BoundedLayer(idx, self.slots, group, statistic)
+                layers.append(self._bounded[idx])
+            elif kind == "sliding":
+                window = layout.sliding_windows[idx]
+                assert window is not None
+                self.sliding_layers[idx] = DynamicSlidingWindowLayer(sliding_window=window)
+                layers.append(self.sliding_layers[idx])
+            else:
+                raise ValueError(f"unknown layer kind {kind!r}; expected 'bounded' or 'sliding'")
+        super().__init__(layers=layers)
+        self.cache_limit = cache_limit
+        self.policy = policy
+        self.layout = layout
+        self.keeper = keeper
+        #: slot groups: one for every layer (positional policies) or one per bounded layer
+        self.n_groups = max(1, len(self._bounded)) if policy.per_layer else 1
+        self.bounded_indices = list(self._bounded)
+        self.sliding_indices = list(self.sliding_layers)
+        #: columns transformers' own sliding layers can still see (their largest window)
+        self._sliding_reach = max((layout.sliding_windows[i] or 0 for i in self.sliding_layers), default=0)
+        #: The `ModelSpec` this cache was built for (set by `kvlimit.build_cache`).
+        self.model_spec: Any = None
+        self.stats = {"rebases": 0, "reencodes": 0, "evicted": 0}
+        self._reset_rows()
+
+    # --- rows ---------------------------------------------------------------------------------
+    def _reset_rows(self) -> None:
+        self._rows: RowCounters | None = None
+        self.slot_groups: list[SlotState] = []
+        self.columns_seen = 0  # columns (real tokens and padding) of the steps advanced so far
+        self.step_open = False
+        self._plan: StepPlan | None = None
+        # rows fill slots 0..n-1 until a ring eviction: until then a row's next slot is its count
+        self._compact = True
+        self._column_tail: torch.Tensor | None = None  # (batch, <= window) realness of the last columns
+        self.keeper.reset()
+
+    def _init_rows(self, batch: int, device: torch.device) -> None:
+        self._rows = RowCounters.zeros(batch, device)
+        self.slot_groups = [
+            SlotState.empty(batch, self.slots, device, with_statistic=self.policy.per_layer)
+            for _ in range(self.n_groups)
+        ]
+        self.keeper.start(self)
+
+    @property
+    def started(self) -> bool:
+        """The cache has rows (its first step has been planned)."""
+        return self._rows is not None
+
+    @property
+    def rows(self) -> RowCounters:
+        """The per-row counters (kept, seen, shift); they exist from the first step on."""
+        if self._rows is None:
+            raise RuntimeError("this BoundedCache has no rows yet: its first step has not been planned")
+        return self._rows
+
+    @property
+    def valid(self) -> torch.Tensor | None:
+        """(batch, slots) bool, True where a slot holds a token (every group agrees on the counts)."""
+        return self.slot_groups[0].valid if self.slot_groups else None
+
+    @property
+    def device(self) -> torch.device | None:
+        return self.slot_groups[0].valid.device if self.slot_groups else None
+
+    def bounded_layers(self) -> list[BoundedLayer]:
+        return list(self._bounded.values())
+
+    def rope_layers(self) -> list[tuple[BoundedLayer, RopeSpec]]:
+        """The initialized bounded layers whose keys carry RoPE, with their spec."""
+        out = []
+        for layer in self._bounded.values():
+            rope = self.layout.rope[layer.layer_idx]
+            if rope is not None and layer.is_initialized:
+                out.append((layer, rope))
+        return out
+
+    def _group_of(self, layer_idx: int | None) -> SlotState:
+        if layer_idx is None:
+            return self.slot_groups[0]
+        if layer_idx not in self._bounded:
+            raise ValueError(
+                f"layer {layer_idx} is not a bounded layer of this cache; bounded layers: {self.bounded_indices}"
+            )
+        return self.slot_groups[self._bounded[layer_idx].group]
+
+    # --- a step -------------------------------------------------------------------------------
+    def prepare_step(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> StepInputs:
+        """Plan the next forward over `input_ids` (batch, q) with mask columns `attention_mask` (batch, q).
+
+        `attention_mask` holds only the new tokens' columns (1 = real token, 0 = padding); None means all
+        real. Returns the position ids and attention mask the model must use for this forward; call
+        `advance()` after it.
+        """
+        if input_ids.ndim != 2:
+            raise ValueError(f"input_ids must be (batch, tokens); got shape {tuple(input_ids.shape)}")
+        if self.step_open:
+            raise RuntimeError(
+                "the previous step of this BoundedCache was not advanced: call cache.advance() after each "
+                "forward (kvlimit.forward_step does)"
+            )
+        batch, q = input_ids.shape
+        if self._rows is None:
+            self._init_rows(batch, input_ids.device)
+        elif batch != self.rows.batch:
+            raise ValueError(f"this cache holds {self.rows.batch} rows but the step has {batch}")
+        decode = q == 1 and self.columns_seen > 0 and attention_mask is None
+        if decode:
+            self.keeper.begin_step(self, [1] * batch)
+            plan, step = self._plan_decode(input_ids)
+        else:
+            plan, step = self._plan_chunk(input_ids, attention_mask)
+        self._plan = plan
+        for layer in self._bounded.values():
+            layer.begin(plan)
+        self.step_open = True
+        return step
+
+    def advance(self) -> None:
+        """Close the step whose forward has just run."""
+        plan = self._plan
+        if not self.step_open or plan is None:
+            raise RuntimeError("no step to advance: call cache.prepare_step(...) and the model forward first")
+        lagging = [i for i, layer in self._bounded.items() if layer.columns != self.columns_seen + plan.q]
+        if lagging:
+            raise RuntimeError(
+                f"the forward did not store its keys in bounded layers {lagging}; run the model forward "
+                "between cache.prepare_step(...) and cache.advance()"
+            )
+        self.columns_seen += plan.q
+        self.step_open = False
+        self.keeper.end_step(self)
+
+    def evict(self, need: Sequence[int]) -> list[torch.Tensor] | None:
+        """Evict `need[b]` tokens from each row by the policy (every group); see `plan.evict`."""
+        permutes = evict(self.slot_groups, self.policy, need, ordered=self.keeper.ordered)
+        self.stats["evicted"] += sum(need)
+        self._compact = self._compact and self.keeper.ordered
+        self.rows.set(kept=[k - n for k, n in zip(self.rows.kept, need, strict=True)])
+        return permutes
+
+    def _plan_decode(self, input_ids: torch.Tensor) -> tuple[StepPlan, StepInputs]:
+        rows = self.rows
+        full = [n >= self.slots for n in rows.kept]
+        kept = [n - 1 if f else n for n, f in zip(rows.kept, full, strict=True)]  # in front of the new token
+        slots, permutes = decode_slots(
+            self.slot_groups,
+            self.policy,
+            full,
+            rows.kept_t,
+            compact=self._compact and not any(full),
+            ordered=self.keeper.ordered,
+        )
+        if any(full):
+            self.stats["evicted"] += sum(full)
+            self._compact = self._compact and self.keeper.ordered
+        self.keeper.place(self, 1, kept)
+        positions = self.keeper.new_positions(rows.seen_t - rows.shift_t)
+        batch_rows = torch.arange(rows.batch, device=input_ids.device)
+        for group, slot in zip(self.slot_groups, slots, strict=True):
+            group.store(batch_rows, slot, rows.seen_t, input_ids[:, 0])
+            group.positions[batch_rows, slot] = positions
+        rows.add_decode_token(self.slots)
+        # compact rows fill slots 0..n-1; after a ring eviction a row may hold a token in any slot
+        width = max(rows.kept) if self._compact else self.slots
+        writes = [
+            GroupWrites(
+                slot=slot, permute=None if permutes is None else permutes[g], statistic=group.statistic
+            )
+            for g, (group, slot) in enumerate(zip(self.slot_groups, slots, strict=True))
+        ]
+        mask = self.slot_groups[0].valid[:, :width].long()
+        # kept counts each row's valid slots, so a row holding `width` of them fills the mask's columns
+        step = StepInputs(positions[:, None], mask, "decode", mask_all_kept=min(rows.kept) >= width)
+        return StepPlan("decode", 1, width, writes), step
+
+    def _plan_chunk(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None
+    ) -> tuple[StepPlan, StepInputs]:
+        batch, q = input_ids.shape
+        real = (
+            torch.ones((batch, q), dtype=torch.bool, device=input_ids.device)
+            if attention_mask is None
+            else attention_mask.to(device=input_ids.device).bool()
+        )
+        counts = real.sum(dim=1).tolist()
+        self.keeper.begin_step(self, counts)
+        rows = self.rows
+        need = [max(0, kept + r - self.slots) for kept, r in zip(rows.kept, counts, strict=True)]
+        room = self.policy.max_chunk(self.slots)
+        if any(r > room for r, n in zip(counts, need, strict=True) if n > 0):
+            raise ValueError(
+                f"a chunk of {max(counts)} new tokens does not fit a cache of {self.slots} slots with "
+                f"{self.policy.protected_tokens} protected; feed at most {room} tokens per forward (prefill_chunk)"
+            )
+        permutes = self.evict(need) if any(need) else None
+        self.keeper.place(self, max(counts), rows.kept)
+        # stored keys shown to the chunk: every group holds kept[b] tokens, so one mask serves them all
+        width = max(rows.kept)
+        shown = shown_to_chunk(self.slot_groups, width)
+        stored_valid = (
+            real.new_zeros((batch, 0)) if shown is None else self.slot_groups[0].valid.gather(1, shown[0])
+        )
+        write_rows, write_cols, rank, write_slots = place_chunk(
+            self.slot_groups, real, input_ids, rows.seen_t
+        )
+        positions = self.keeper.new_positions(
+            torch.where(real, rows.seen_t[:, None] - rows.shift_t[:, None] + rank, torch.zeros_like(rank))
+        )
+        for group, slots in zip(self.slot_groups, write_slots, strict=True):
+            group.positions[write_rows, slots] = positions[write_rows, write_cols]
+        rows.set(
+            kept=[k + r for k, r in zip(rows.kept, counts, strict=True)],
+            seen=[s + r for s, r in zip(rows.seen, counts, strict=True)],
+        )
+        writes = [
+            GroupWrites(
+                permute=None if permutes is None else permutes[g],
+                shown=None if shown is None else shown[g],
+                write_slots=write_slots[g],
+                statistic=group.statistic,
+            )
+            for g, group in enumerate(self.slot_groups)
+        ]
+        plan = StepPlan("chunk", q, width + q, writes, write_rows, write_cols)
+        mask = torch.cat((stored_valid, real), dim=1).long()
+        return plan, StepInputs(positions, mask, "chunk")
+
+    # --- transformers' own sliding layers ----------------------------------------------------
+    def sliding_mask(self, new_columns: torch.Tensor) -> torch.Tensor:
+        """The 2D mask transformers' own sliding layers need for this step.
+
+        Those layers keep every column (left padding included) of their last `window` tokens, so the
+        mask must cover every column seen so far: columns older than the largest window are marked
+        real (no layer sees them any more), the newer ones as they were fed. Call once per forward,
+        after `prepare_step`. new_columns: (batch, q), 1 = real token. Returns (batch, seen + q) long.
+        """
+        new_columns = new_columns.long()
+        batch = new_columns.shape[0]
+        tail = self._column_tail if self._column_tail is not None else new_columns.new_ones((batch, 0))
+        older = new_columns.new_ones((batch, self.columns_seen - tail.shape[1]))
+        mask = torch.cat((older, tail, new_columns), dim=1)
+        self._column_tail = mask[:, -self._sliding_reach :]
+        return mask
+
+    # --- transformers Cache API --------------------------------------------------------------
+    def get_query_offset(self, layer_idx: int = 0) -> int:
+        if layer_idx in self._bounded and self._plan is not None:
+            return self._plan.kv_length - self._plan.q
+        return super().get_query_offset(layer_idx)
+
+    def get_seq_length(self, layer_idx: int = 0) -> int:
+        """Columns seen (real tokens and padding), as transformers' layers report; see `stored_tokens`."""
+        if layer_idx in self._bounded:
+            return self.columns_seen
+        return super().get_seq_length(layer_idx)
+
+    def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
+        """Reorder every per-row state for beam search (rows of one batch item only move among themselves)."""
+        if self.started:
+            self._select_rows(beam_idx.to(self.rows.kept_t.device), None)
+
+    def batch_repeat_interleave(self, repeats: int) -> None:
+        if self.started:
+            host = [i for i in range(self.rows.batch) for _ in range(repeats)]
+            self._select_rows(torch.tensor(host, device=self.rows.kept_t.device), host)
+
+    def batch_select_indices(self, indices: torch.Tensor) -> None:
+        if self.started:
+            index = indices.to(self.rows.kept_t.device)
+            self._select_rows(index, index.tolist())
+
+    def _select_rows(self, index: torch.Tensor, host_index: Sequence[int] | None) -> None:
+        """Keep rows `index` of every per-row state; `host_index` None: a permutation among equal rows."""
+        for group in self.slot_groups:
+            group.select_(index)
+        self.rows.select(index, host_index)
+        for layer in self._bounded.values():
+            layer.select_rows(index, in_place=host_index is None)
+        self.keeper.rows_selected(self, index, host_index)
+        if self._column_tail is not None:
+            self._column_tail = self._column_tail.index_select(0, index)
+        for sliding in self.sliding_layers.values():
+            if sliding.keys is not None and sliding.values is not None and sliding.keys.numel() > 0:
+                sliding.keys = sliding.keys.index_select(0, index)
+                sliding.values = sliding.values.index_select(0, index)
+
+    def reset(self) -> None:
+        for layer in self.layers:
+            layer.reset()
+        self._reset_rows()
+
+    def crop(self, tokens_to_remove: int) -> None:
+        raise NotImplementedError("a bounded cache cannot be rolled back: evicted tokens are gone")
+
+    @property
+    def is_compileable(self) -> bool:
+        return False
+
+    # --- inspection --------------------------------------------------------------------------
+    # With a per-layer policy each bounded layer keeps its own tokens: pass `layer` (a model layer
+    # index) to see one; the default is the first bounded layer (every layer, for positional policies).
+    def stored_tokens(self) -> list[int]:
+        """How many tokens each row holds now."""
+        return list(self.rows.kept) if self.started else []
+
+    def kept_token_ids(self, row: int, layer: int | None = None) -> list[int]:
+        """The token ids row `row` holds (in `layer`), in temporal order."""
+        group = self._group_of(layer)
+        valid = group.valid[row]
+        order = group.token_index[row][valid].argsort()
+        return group.token_ids[row][valid][order].tolist()
+
+    def kept_positions(self, row: int, layer: int | None = None) -> list[int]:
+        """The position each key of row `row` (in `layer`) is encoded at (RoPE angle or table row), in order."""
+        group = self._group_of(layer)
+        valid = group.valid[row]
+        order = group.token_index[row][valid].argsort()
+        return group.positions[row][valid][order].tolist()
+
+    def kept_token_indices(self, row: int, layer: int | None = None) -> list[int]:
+        """Indices (in the row's sequence of real tokens) of the tokens row `row` holds (in `layer`), in order."""
+        group = self._group_of(layer)
+        return sorted(group.token_index[row][group.valid[row]].tolist())
+
+    def nbytes(self) -> int:
+        """Bytes held by keys and values (all layers, all rows), allocated storage included."""
+        total = 0
+        for layer in self.layers:
+            for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+                if isinstance(tensor, torch.Tensor):
+                    total += tensor.numel() * tensor.element_size()
+        return total

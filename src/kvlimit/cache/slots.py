@@ -1,0 +1,99 @@
+"""The per-slot bookkeeping of one slot group: which token each slot of each row holds.
+
+Contract: a slot group is the set of bounded layers that keep the same tokens (one group for every
+layer under a positional policy, one per bounded layer under a per-layer policy). Every tensor is
+`(batch, slots)`; a slot is empty where `valid` is False. The group moves as a whole: `gather_`
+reorders the slots of every row, `select_` replaces rows (beam reorders, batch expansion), and
+both move every tensor at once, so no per-slot state can fall out of step with another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import torch
+
+from ..policies import SlotView
+
+
+@dataclass
+class SlotState:
+    """Per-row, per-slot bookkeeping of one slot group. Every tensor is (batch, slots).
+
+    Attributes:
+        valid: bool, True where a slot holds a token.
+        token_index: long, the token's index among its row's real tokens, -1 when empty.
+        token_ids: long, the token's id, -1 when empty.
+        positions: long, the position the stored key is encoded at.
+        statistic: float32, the per-layer policy's `token_statistic` of the stored key (None for
+            positional policies).
+    """
+
+    valid: torch.Tensor
+    token_index: torch.Tensor
+    token_ids: torch.Tensor
+    positions: torch.Tensor
+    statistic: torch.Tensor | None = None
+
+    @classmethod
+    def empty(cls, batch: int, slots: int, device: torch.device, *, with_statistic: bool) -> SlotState:
+        def filled(value: int) -> torch.Tensor:
+            return torch.full((batch, slots), value, dtype=torch.long, device=device)
+
+        return cls(
+            valid=torch.zeros((batch, slots), dtype=torch.bool, device=device),
+            token_index=filled(-1),
+            token_ids=filled(-1),
+            positions=filled(0),
+            statistic=torch.zeros((batch, slots), dtype=torch.float32, device=device)
+            if with_statistic
+            else None,
+        )
+
+    @property
+    def slots(self) -> int:
+        return int(self.valid.shape[1])
+
+    def view(self) -> SlotView:
+        """What a policy may look at."""
+        return SlotView(self.token_index, self.valid, self.token_ids, self.statistic)
+
+    def time_order(self, *, empty_first: bool) -> torch.Tensor:
+        """(batch, slots) slot indices of each row sorted by token index, empty slots first or last.
+
+        Empty slots are told by `valid` (a slot emptied by an ordered eviction keeps a stale index).
+        """
+        fill = -1 if empty_first else torch.iinfo(torch.long).max
+        key = torch.where(self.valid, self.token_index, torch.full_like(self.token_index, fill))
+        return key.argsort(dim=1, stable=True)
+
+    def store(
+        self,
+        rows: torch.Tensor,
+        slots: torch.Tensor,
+        token_index: torch.Tensor,
+        token_ids: torch.Tensor,
+    ) -> None:
+        """Mark `slots[i]` of row `rows[i]` as holding the token with that index and id."""
+        self.valid[rows, slots] = True
+        self.token_index[rows, slots] = token_index
+        self.token_ids[rows, slots] = token_ids
+
+    def clear(self, rows: torch.Tensor, slots: torch.Tensor) -> None:
+        """Empty `slots[i]` of row `rows[i]`."""
+        self.valid[rows, slots] = False
+        self.token_index[rows, slots] = -1
+        self.token_ids[rows, slots] = -1
+
+    def _tensors(self) -> list[str]:
+        return [f.name for f in fields(self) if getattr(self, f.name) is not None]
+
+    def gather_(self, permute: torch.Tensor) -> None:
+        """Reorder the slots of every row: slot j takes what slot `permute[b, j]` held."""
+        for name in self._tensors():
+            setattr(self, name, getattr(self, name).gather(1, permute))
+
+    def select_(self, index: torch.Tensor) -> None:
+        """Replace the rows by rows `index` (batch_new,)."""
+        for name in self._tensors():
+            setattr(self, name, getattr(self, name).index_select(0, index))

@@ -1,0 +1,81 @@
+"""Learned absolute positions (GPT-2, OPT, GPT-BigCode): positions must stay inside the model's table.
+
+A key carries its position inside (the position embedding is added to the token's input), so a
+stored key cannot be moved. Two keepers, a user's choice (`positions=`):
+
+- `AbsoluteReencode` (default): when the next position would leave the table, the kept tokens are
+  re-encoded at positions 0..n-1 by one fresh forward over them (exact sliding-window semantics at
+  each re-encode; a forward over `cache_limit` tokens every `table - cache_limit` steps). It evicts
+  first what the coming step needs, so the re-encoded window is what that step keeps.
+- `AbsoluteClamp`: positions stop at the table's last row (free, approximate: every new token past
+  the table shares one position).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+import torch
+
+from .base import PositionKeeper
+
+if TYPE_CHECKING:
+    from ..cache import BoundedCache
+
+#: Runs a fresh forward over (ids, mask, positions), each (batch, n), and returns every layer's (keys, values).
+ReencodeFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], list[tuple[torch.Tensor, torch.Tensor]]]
+
+
+class AbsoluteClamp(PositionKeeper):
+    """Positions past the table take its last row."""
+
+    name: ClassVar[str] = "clamp"
+
+    def __init__(self, bound: int):
+        self.bound = bound
+
+    def new_positions(self, positions: torch.Tensor) -> torch.Tensor:
+        return positions.clamp(max=self.bound - 1)
+
+
+class AbsoluteReencode(PositionKeeper):
+    """Re-encode the kept window at positions 0..n-1 whenever the next position would leave the table.
+
+    Args:
+        bound: the table size; positions stay below it.
+        reencode: the fresh forward (`kvlimit.integrations.hf.make_reencode_fn`).
+    """
+
+    name: ClassVar[str] = "reencode"
+
+    def __init__(self, bound: int, reencode: ReencodeFn):
+        self.bound = bound
+        self.reencode_fn = reencode
+
+    def begin_step(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
+        if cache.columns_seen == 0 or cache.rows.last_position_max(max(incoming)) < self.bound:
+            return
+        self.reencode(cache, incoming)
+
+    def reencode(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
+        """Evict what `incoming[b]` new tokens per row need, then recompute the kept tokens' keys and values."""
+        rows = cache.rows
+        need = [max(0, kept + q - cache.slots) for kept, q in zip(rows.kept, incoming, strict=True)]
+        if any(need):
+            cache.evict(need)
+        (group,) = cache.slot_groups  # one kept set: positional policies only (see make_keeper)
+        width = max(rows.kept)
+        index = group.time_order(empty_first=True)[:, cache.slots - width :]
+        ids = group.token_ids.gather(1, index).clamp(min=0)
+        mask = group.valid.gather(1, index).long()
+        positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
+        per_layer = self.reencode_fn(ids, mask, positions)
+        real_rows, cols = mask.bool().nonzero(as_tuple=True)
+        slots = index[real_rows, cols]
+        group.positions[real_rows, slots] = positions[real_rows, cols]
+        for layer in cache.bounded_layers():
+            keys, values = per_layer[layer.layer_idx]
+            layer.store(real_rows, slots, keys[real_rows, :, cols], values[real_rows, :, cols])
+        rows.set(shift=[seen - kept for seen, kept in zip(rows.seen, rows.kept, strict=True)])
+        cache.stats["reencodes"] += 1

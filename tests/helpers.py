@@ -1,0 +1,75 @@
+"""Helpers shared by the test modules: inputs, a bounded cache with explicit settings, replayed scores,
+host-sync counting. Oracles (reference computations) live in `oracles.py`, tiny models in `families.py`."""
+
+from __future__ import annotations
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import kvlimit
+
+from oracles import replay_logits
+
+EOS = 2
+#: Decode-step host syncs are counted over two runs of these lengths (set-up work cancels out).
+SHORT, LONG = 12, 24
+
+
+def left_padded(model, lengths=(5, 9), seed=1):
+    generator = torch.Generator().manual_seed(seed)
+    width = max(lengths)
+    ids = torch.randint(3, model.config.vocab_size, (len(lengths), width), generator=generator)
+    mask = torch.zeros_like(ids)
+    for row, n in enumerate(lengths):
+        ids[row, : width - n] = model.config.pad_token_id
+        mask[row, width - n :] = 1
+    return ids, mask
+
+
+def bounded_cache(
+    model, limit, policy="sinks", max_length=None, *, rebase_after=None, rank_every=2, **settings
+):
+    """A `BoundedCache` for `model` built with explicit position settings (pass it to generate as `cache=`)."""
+    config = kvlimit.LimitConfig.create(limit, policy, **settings)
+    spec = kvlimit.inspect_model(model)
+    return kvlimit.build_cache(model, spec, config, limit, max_length, rebase_after=rebase_after,
+                               rank_every=rank_every)  # fmt: skip
+
+
+def beam_score(model, cache, prompt, prompt_mask, generated, length_penalty, chunk):
+    """Sum of the replayed log-probs of `generated` (up to its EOS) over length ** length_penalty."""
+    end = len(generated)
+    if EOS in generated:
+        end = generated.index(EOS) + 1
+    tokens = torch.tensor([generated[:end]])
+    logits = replay_logits(model, cache, prompt, prompt_mask, tokens, chunk=chunk)
+    total = sum(
+        torch.log_softmax(step[0].float(), -1)[tok] for step, tok in zip(logits, generated[:end], strict=True)
+    )
+    return total / end**length_penalty
+
+
+class SyncCounter(TorchDispatchMode):
+    """Counts host reads of tensor values inside the block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func is torch.ops.aten._local_scalar_dense.default:
+            self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def syncs_per_step(model, ids, mask, **kwargs) -> float:
+    counts = []
+    for new_tokens in (SHORT, LONG):
+        counter = SyncCounter()
+        with counter:
+            model.generate(
+                input_ids=ids, attention_mask=mask, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                **{"do_sample": False, **kwargs},
+            )  # fmt: skip
+        counts.append(counter.count)
+    return (counts[1] - counts[0]) / (LONG - SHORT)
