@@ -25,9 +25,54 @@ from . import models as _models
 from .config import parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
 
+PROG = "kvlimit"
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
 
 class CLIError(Exception):
     """A problem the user can fix: printed as one line, exit status 2."""
+
+
+def cli_names(message: str) -> str:
+    """The library names parameters as in Python (`cache_limit=256`); say them as the options typed."""
+    for python, option in (
+        ("cache_limit=", "--cache-limit "),
+        ("n_sink=", "--n-sink "),
+        ("n_recent=", "--n-recent "),
+        ("policy=", "--policy "),
+    ):
+        message = message.replace(python, option)
+    return message
+
+
+class ParagraphFormatter(argparse.HelpFormatter):
+    """Wraps each paragraph of a description or epilog on its own; indented lines (examples) stay as is."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        blocks = []
+        for paragraph in text.split("\n\n"):
+            lines = paragraph.splitlines()
+            if lines and all(line.startswith("  ") or line.endswith(":") for line in lines):
+                blocks.append("\n".join(indent + line for line in lines))
+            else:
+                blocks.append(super()._fill_text(paragraph, width, indent))
+        return "\n\n".join(blocks)
+
+
+def status(args: argparse.Namespace, text: str) -> None:
+    """One `kvlimit: ...` line on stderr, unless --quiet."""
+    if not getattr(args, "quiet", False):
+        print(f"{PROG}: {text}", file=sys.stderr, flush=True)
+
+
+def load_with_status(args: argparse.Namespace) -> LoadedModel:
+    """`load_from_args`, saying on stderr what is loading and how long it took."""
+    status(args, loading_message(args.model))
+    loaded = load_from_args(args)
+    status(args, f"loaded {loaded.source} in {loaded.load_seconds:.1f} s")
+    return loaded
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:

@@ -202,7 +202,7 @@ def _cache_for_call(
                 f"policy {config.policy.describe()} differs from the passed BoundedCache's {existing.policy.describe()}"
             )
         return existing
-    if existing is not None and getattr(existing, "_is_user_defined", False):
+    if existing is not None and hf.is_user_cache(existing):
         raise ValueError(
             "with cache_limit, pass no cache (kvlimit builds one) or a kvlimit.BoundedCache to continue"
         )

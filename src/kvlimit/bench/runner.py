@@ -59,7 +59,7 @@ from .. import __version__
 from ..cache import BoundedCache
 from ..config import LimitConfig
 from ..generation import build_cache, forward_step, generate, kv_bytes_per_token
-from ..integrations.hf import inspect_model, text_config
+from ..integrations.hf import attn_implementation, inspect_model, model_name, text_config
 
 logger = logging.getLogger(__name__)
 
@@ -441,13 +441,13 @@ def _model_facts(model: Any, model_type: str, per_token: int) -> dict[str, Any]:
     first = next(model.parameters())
     return {
         "model_type": model_type,
-        "name": getattr(config, "_name_or_path", "") or model_type,
+        "name": model_name(model) or model_type,
         "parameters": sum(p.numel() for p in model.parameters()),
         "layers": int(getattr(config, "num_hidden_layers", 0) or 0),
         "kv_bytes_per_token": per_token,
         "dtype": str(first.dtype).removeprefix("torch."),
         "device": str(first.device),
-        "attn_implementation": str(getattr(model.config, "_attn_implementation", "")),
+        "attn_implementation": attn_implementation(model),
     }
 
 

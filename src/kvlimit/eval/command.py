@@ -38,17 +38,31 @@ import psutil
 import torch
 
 from .. import __version__
-from ..clitools import CLIError, Progress, add_model_arguments, load_from_args, parse_limit, parse_list
+from ..clitools import (
+    CLIError,
+    Progress,
+    add_model_arguments,
+    cli_names,
+    load_from_args,
+    parse_limit,
+    parse_list,
+)
 from ..config import LimitConfig, parse_bytes
 from ..generation import kv_bytes_per_token
+from ..policies import (
+    POLICIES,
+    EvictionPolicy,
+    default_chunk,
+    make_policy,
+    policies_taking,
+    policy_names,
+    settings_for,
+)
 from .perplexity import (
     BASELINES,
     FULL_CHUNK,
-    POLICY_NAMES,
-    SINK_POLICIES,
     PerplexityProgress,
     PerplexityResult,
-    default_chunk,
     full_perplexity,
     recompute_perplexity,
     streaming_perplexity,
@@ -111,7 +125,7 @@ def register(subparsers: Any) -> None:
         "--policy",
         metavar="P[,P...]",
         default="sinks",
-        help=f"bounded-cache policies, comma-separated, from {', '.join(POLICY_NAMES)} (default: sinks)",
+        help=f"bounded-cache policies, comma-separated, from {', '.join(policy_names())} (default: sinks)",
     )
     runs.add_argument(
         "--baseline",
@@ -125,14 +139,16 @@ def register(subparsers: Any) -> None:
         type=int,
         metavar="N",
         default=DEFAULT_N_SINK,
-        help=f"tokens at the start that --policy sinks and knorm never evict (default: {DEFAULT_N_SINK})",
+        help=f"tokens at the start that --policy {' and '.join(policies_taking('n_sink'))} never evict "
+        f"(default: {DEFAULT_N_SINK})",
     )
     runs.add_argument(
         "--n-recent",
         type=int,
         metavar="N",
         default=None,
-        help="newest tokens --policy knorm keeps by recency (default: a quarter of the limit)",
+        help=f"newest tokens --policy {' and '.join(policies_taking('n_recent'))} keeps by recency "
+        "(default: a quarter of the limit)",
     )
     runs.add_argument(
         "--max-tokens",
@@ -291,8 +307,9 @@ class _Plan:
         self.baselines = [b for b in baselines if b != "none"]
         self.n_sink = _positive(args.n_sink, "--n-sink", allow_zero=True)
         self.n_recent = _positive(getattr(args, "n_recent", None), "--n-recent", allow_zero=True)
-        if self.n_recent is not None and "knorm" not in self.policies:
-            raise CLIError("--n-recent applies to --policy knorm only")
+        takers = policies_taking("n_recent")
+        if self.n_recent is not None and not set(takers) & set(self.policies):
+            raise CLIError(f"--n-recent applies to --policy {' and '.join(takers)} only")
         self.max_tokens = _positive(args.max_tokens, "--max-tokens")
         self.chunk = _positive(args.chunk, "--chunk")
         self.segment = _positive(args.segment, "--segment")
@@ -321,20 +338,24 @@ class _Plan:
     def from_args(cls, args: argparse.Namespace) -> _Plan:
         return cls(args)
 
+    def policy(self, name: str) -> EvictionPolicy:
+        """The policy `name` with this run's --n-sink / --n-recent, each where the policy takes it."""
+        return make_policy(name, **settings_for(name, n_sink=self.n_sink, n_recent=self.n_recent))
+
     @property
     def protected(self) -> int:
-        """Tokens the policies never evict (the sinks, when a policy of the run has them)."""
-        return self.n_sink if any(p in SINK_POLICIES for p in self.policies) else 0
+        """The most tokens a policy of the run never evicts (its sinks)."""
+        return max((self.policy(name).protected_tokens for name in self.policies), default=0)
 
     def _check_fit(self, limits: list[int]) -> None:
+        """Every policy checks its own settings against every limit, and the chunk must fit them all."""
         protected = self.protected
         for limit in limits:
-            if protected and self.n_sink >= limit:
-                raise CLIError(f"--n-sink {self.n_sink} leaves no room in --cache-limit {limit}")
-            if self.n_recent is not None and self.n_sink + self.n_recent >= limit:
-                raise CLIError(
-                    f"--n-sink {self.n_sink} + --n-recent {self.n_recent} leaves no room in --cache-limit {limit}"
-                )
+            for name in self.policies:
+                try:
+                    self.policy(name).check_limit(limit)
+                except ValueError as exc:
+                    raise CLIError(cli_names(str(exc))) from exc
             if self.chunk is not None and self.chunk > limit - protected:
                 need = " - n_sink" if protected else ""
                 raise CLIError(
@@ -352,7 +373,7 @@ class _Plan:
             try:
                 limits.append(LimitConfig.create(value, "window").tokens_for(per_token, 1))
             except ValueError as exc:
-                raise CLIError(str(exc).replace("cache_limit", "--cache-limit")) from exc
+                raise CLIError(cli_names(str(exc))) from exc
         limits = _unique(limits)
         self._check_fit(limits)
         return limits
@@ -408,9 +429,7 @@ def _evaluate(
         model,
         tensor,
         cache_limit=limit,
-        policy=kind,
-        n_sink=plan.n_sink,
-        n_recent=plan.n_recent if kind == "knorm" else None,
+        policy=plan.policy(kind),
         chunk=chunk,
         segment=plan.segment,
         progress=report,
@@ -452,8 +471,8 @@ def _tokenize(tokenizer: Any, text: str) -> list[int]:
 
 def _policy_name(text: str) -> str:
     name = text.strip().lower()
-    if name not in POLICY_NAMES:
-        raise CLIError(f"--policy {text!r} is not one of {', '.join(POLICY_NAMES)}")
+    if name not in POLICIES:
+        raise CLIError(f"--policy {text!r} is not one of {', '.join(policy_names())}")
     return name
 
 

@@ -54,13 +54,12 @@ from transformers import DynamicCache
 from ..config import LimitConfig
 from ..generation import build_cache, forward_step, kv_bytes_per_token
 from ..integrations import hf
-from ..policies import EvictionPolicy
+from ..policies import EvictionPolicy, default_chunk, policy_names, settings_for
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "BASELINES",
-    "POLICY_NAMES",
     "PerplexityProgress",
     "PerplexityResult",
     "default_chunk",
@@ -72,10 +71,6 @@ __all__ = [
     "trained_context",
 ]
 
-#: Bounded-cache policies `streaming_perplexity` takes by name.
-POLICY_NAMES = ("sinks", "window", "knorm")
-#: Of those, the ones that take an `n_sink` setting.
-SINK_POLICIES = ("sinks", "knorm")
 #: Reference runs: sliding window with re-computation, and the stock unbounded cache.
 BASELINES = ("recompute", "full")
 #: Default chunk of `full_perplexity`.
@@ -237,19 +232,18 @@ def streaming_perplexity(
     if isinstance(policy, str) and policy.strip().lower() in BASELINES:
         raise ValueError(
             f"policy={policy!r} is a baseline: call recompute_perplexity or full_perplexity "
-            f"(streaming_perplexity takes {', '.join(POLICY_NAMES)} or an EvictionPolicy)"
+            f"(streaming_perplexity takes {', '.join(policy_names())} or an EvictionPolicy)"
         )
     if isinstance(policy, EvictionPolicy):
         config = LimitConfig.create(cache_limit, policy)
     else:
-        name = policy.strip().lower() if isinstance(policy, str) else policy
-        config = LimitConfig.create(
-            cache_limit, name, n_sink=n_sink if name in SINK_POLICIES else None, n_recent=n_recent
-        )
+        # n_sink has a default, so it goes only to policies that take it; an explicit n_recent must fit
+        settings = settings_for(policy, n_sink=n_sink) if isinstance(policy, str) else {}
+        config = LimitConfig.create(cache_limit, policy, n_recent=n_recent, **settings)
     pol = config.policy
     protected = pol.protected_tokens
-    room = cache_limit - protected
-    chunk = default_chunk(cache_limit, protected) if chunk is None else chunk
+    room = pol.max_chunk(cache_limit)
+    chunk = pol.default_chunk(cache_limit) if chunk is None else chunk
     _check_positive(chunk, "chunk")
     if chunk > room:
         raise ValueError(
@@ -411,15 +405,6 @@ def full_perplexity(
 
 
 # --- helpers --------------------------------------------------------------------------------------
-
-
-def default_chunk(cache_limit: int, protected: int = 0) -> int:
-    """A quarter of `cache_limit` (at least 1, at most the unprotected room and 1024 tokens).
-
-    Predictions then see between 3/4 and all of the limit (7/8 on average), and the recompute
-    baseline costs about four forwards per chunk.
-    """
-    return max(1, min(cache_limit // 4, cache_limit - protected, 1024))
 
 
 def default_memory_budget() -> int:

@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from ..policies import policy_names
 from .perplexity import PerplexityResult
 
 __all__ = ["DEFAULT_SMOOTH", "moving_average", "plot_perplexity"]
@@ -26,15 +27,32 @@ __all__ = ["DEFAULT_SMOOTH", "moving_average", "plot_perplexity"]
 #: Tokens averaged per point of a curve.
 DEFAULT_SMOOTH = 256
 
-# recompute is drawn thin on top of a wide sinks curve, so that both show where they coincide
-_STYLE: dict[str, dict[str, Any]] = {
+# recompute is drawn thin on top of the wide default-policy curve, so that both show where they coincide
+_BASELINE_STYLE: dict[str, dict[str, Any]] = {
     "recompute": {"color": "#2ca02c", "linestyle": "--", "linewidth": 0.9, "zorder": 3},
-    "sinks": {"color": "#1f77b4", "linestyle": "-", "linewidth": 2.2, "alpha": 0.75},
-    "window": {"color": "#d62728", "linestyle": "-", "linewidth": 1.2},
-    "knorm": {"color": "#9467bd", "linestyle": "-", "linewidth": 1.2},
     "full": {"color": "#555555", "linestyle": ":", "linewidth": 1.2},
 }
-_ORDER = {"recompute": 0, "sinks": 1, "window": 2, "knorm": 3, "full": 4}
+#: Policies are drawn in the registry's order, a colour each (the first, the default, wide).
+_POLICY_COLORS = ("#1f77b4", "#d62728", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+
+
+def _style(policy: str) -> dict[str, Any]:
+    if policy in _BASELINE_STYLE:
+        return _BASELINE_STYLE[policy]
+    names = policy_names()
+    index = names.index(policy) if policy in names else len(names)
+    style: dict[str, Any] = {"color": _POLICY_COLORS[index % len(_POLICY_COLORS)], "linestyle": "-"}
+    return {**style, "linewidth": 2.2, "alpha": 0.75} if index == 0 else {**style, "linewidth": 1.2}
+
+
+def _order(policy: str) -> int:
+    """recompute first, then the policies in registry order, then full, then anything else."""
+    names = policy_names()
+    if policy == "recompute":
+        return 0
+    if policy in names:
+        return 1 + names.index(policy)
+    return len(names) + (1 if policy == "full" else 2)
 
 
 def moving_average(nll: torch.Tensor, width: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -83,11 +101,11 @@ def plot_perplexity(
     axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     context = next((r.context_length for r in results if r.context_length is not None), None)
     for ax, (heading, runs) in zip(axes, panels, strict=True):
-        for run in sorted(runs, key=lambda r: (_ORDER.get(r.policy, 9), r.label)):
+        for run in sorted(runs, key=lambda r: (_order(r.policy), r.label)):
             x, y = moving_average(run.nll, width)
             if y.numel() == 0:
                 continue
-            style = _STYLE.get(run.policy, {})
+            style = _style(run.policy)
             label = f"{run.label}  (ppl {run.ppl:.2f})"
             if run.policy == "full" and run.beyond_context_from is not None:
                 within, beyond = run.ppl_within_context, run.ppl_beyond_context

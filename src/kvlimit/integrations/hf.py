@@ -57,22 +57,36 @@ from ..positions.rope import RopeSpec
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "ATTENTION_IMPLEMENTATIONS",
+    "FAMILIES",
     "Cache",
     "CacheLayerMixin",
     "DynamicCache",
     "DynamicSlidingWindowLayer",
+    "Family",
     "GenerationConfig",
     "GenerationMode",
     "LogitsProcessorList",
     "ModelSpec",
+    "PlannedCache",
     "StoppingCriteriaList",
     "UnsupportedModelError",
+    "attn_implementation",
+    "build_mask_dict",
+    "check_decoding_mode",
     "generate_call_locals",
+    "generation_mode",
     "inspect_model",
+    "is_prepared_call",
+    "is_user_cache",
+    "make_reencode_fn",
+    "model_name",
+    "probe_kv_bytes_per_token",
     "run_decoding",
     "steer_generation",
     "step_model_inputs",
     "stock_generate",
+    "supported_families",
     "text_config",
 ]
 
@@ -212,6 +226,21 @@ def text_config(model: PreTrainedModel) -> Any:
     return model.config.get_text_config(decoder=True)
 
 
+def model_name(model: PreTrainedModel) -> str:
+    """The folder or hub name the model was loaded from ('' for a model built from a config)."""
+    return str(getattr(text_config(model), "_name_or_path", "") or "")
+
+
+def attn_implementation(model: PreTrainedModel) -> str:
+    """The attention implementation the model runs ("sdpa", "eager", ...)."""
+    return str(getattr(model.config, "_attn_implementation", None) or "eager")
+
+
+def is_user_cache(cache: Any) -> bool:
+    """True for a cache object the user built and passed to generate (generate marks those)."""
+    return bool(getattr(cache, "_is_user_defined", False))
+
+
 def inspect_model(model: PreTrainedModel) -> ModelSpec:
     """Describe `model` for the bounded cache, or raise `UnsupportedModelError`."""
     config = text_config(model)
@@ -228,7 +257,7 @@ def inspect_model(model: PreTrainedModel) -> ModelSpec:
     positions = family.positions
     if model_type == "falcon" and getattr(config, "alibi", False):
         positions = "alibi"
-    attn = str(getattr(model.config, "_attn_implementation", None) or "eager")
+    attn = attn_implementation(model)
     if attn not in ATTENTION_IMPLEMENTATIONS:
         raise ValueError(
             f"attn_implementation={attn!r} is not supported with a bounded cache; use one of "

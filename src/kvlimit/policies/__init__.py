@@ -1,7 +1,13 @@
 """Eviction policies, one per module, and the registry that names them.
 
+The registry (`POLICIES`) is the one source of policy names and settings: the library, the command
+line (`--policy`, `--n-sink`, ...), `kvlimit ppl`, `kvlimit bench` and their plots ask it, so a new
+policy is one module plus one entry here.
+
 `make_policy("sinks", n_sink=2)` builds a policy by name; an `EvictionPolicy` object passes through.
 Unknown names and settings raise `ValueError` naming what is allowed (with the closest match).
+`settings_for(name, **values)` keeps just the settings a named policy takes, `policies_taking(setting)`
+names the policies that take one, `policy_help()` describes them all in one line.
 """
 
 from __future__ import annotations
@@ -9,7 +15,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from .base import EvictionPolicy, SlotView
+from .base import EvictionPolicy, SlotView, default_chunk
 from .knorm import KeyNorm
 from .sinks import Sinks
 from .window import Window
@@ -17,6 +23,28 @@ from .window import Window
 #: Policy name -> class. The default policy is the first one.
 POLICIES: dict[str, type[EvictionPolicy]] = {"sinks": Sinks, "window": Window, "knorm": KeyNorm}
 DEFAULT_POLICY = "sinks"
+
+
+def policy_names() -> list[str]:
+    """Every registered policy name, the default first."""
+    return list(POLICIES)
+
+
+def policies_taking(setting: str) -> list[str]:
+    """The registered policies that accept `setting` (e.g. "n_sink")."""
+    return [name for name, cls in POLICIES.items() if setting in cls.settings()]
+
+
+def settings_for(name: str, **values: Any) -> dict[str, Any]:
+    """Of `values`, the settings the policy `name` takes (None values dropped); {} for an unknown name."""
+    cls = POLICIES.get(name.strip().lower())
+    allowed = cls.settings() if cls is not None else ()
+    return {key: value for key, value in values.items() if key in allowed and value is not None}
+
+
+def policy_help() -> str:
+    """One line per policy joined by '; ': `name = summary`."""
+    return "; ".join(f"{name} = {cls.summary}" for name, cls in POLICIES.items())
 
 
 def make_policy(policy: str | EvictionPolicy | None = None, **settings: Any) -> EvictionPolicy:
@@ -61,5 +89,10 @@ __all__ = [
     "Sinks",
     "SlotView",
     "Window",
+    "default_chunk",
     "make_policy",
+    "policies_taking",
+    "policy_help",
+    "policy_names",
+    "settings_for",
 ]

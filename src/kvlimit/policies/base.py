@@ -28,6 +28,15 @@ from typing import ClassVar
 import torch
 
 
+def default_chunk(cache_limit: int, protected: int = 0) -> int:
+    """Tokens per forward when a text is longer than the limit (prefill, streaming perplexity).
+
+    A quarter of the limit, at least 1 and at most the unprotected room and 1024 tokens: a prediction
+    in a chunk then sees between 3/4 of the limit and all of it.
+    """
+    return max(1, min(cache_limit // 4, cache_limit - protected, 1024))
+
+
 def check_count(name: str, value: object, *, none_means: str | None = None) -> None:
     """Raise ValueError unless `value` (the setting `name`) is an int >= 0, or None when `none_means` says what None does."""
     if value is None and none_means is not None:
@@ -66,6 +75,8 @@ class EvictionPolicy:
     """Base class. Subclasses set `name` and implement `score`."""
 
     name: ClassVar[str] = "base"
+    #: One line for help texts: what the policy keeps (the CLI lists every registered policy with it).
+    summary: ClassVar[str] = ""
     #: Policies that decide per layer from the layer's keys set this; the cache then keeps one set
     #: of tokens per layer and fills `SlotView.statistic` from `token_statistic`. Positional
     #: policies decide once per step for all layers.
@@ -98,12 +109,8 @@ class EvictionPolicy:
         return cache_limit - self.protected_tokens
 
     def default_chunk(self, cache_limit: int) -> int:
-        """Tokens per forward when a prompt is longer than the limit (prefill, streaming perplexity).
-
-        A quarter of the limit (at least 1, at most `max_chunk` and 1024): a prediction in a chunk
-        then sees between 3/4 of the limit and all of it.
-        """
-        return max(1, min(cache_limit // 4, self.max_chunk(cache_limit), 1024))
+        """Tokens per forward when a prompt is longer than the limit (`default_chunk` of the module)."""
+        return default_chunk(cache_limit, self.protected_tokens)
 
     def keep_scores(self, slots: SlotView) -> torch.Tensor:
         """`score` with empty slots at -inf, so they are reused first."""

@@ -41,6 +41,9 @@ class KeyNorm(EvictionPolicy):
     """
 
     name: ClassVar[str] = "knorm"
+    summary: ClassVar[str] = (
+        "per layer, keep the first n_sink tokens, the n_recent newest and otherwise the keys of smallest L2 norm"
+    )
     per_layer: ClassVar[bool] = True
     n_sink: int = 4
     n_recent: int | None = None
@@ -57,9 +60,9 @@ class KeyNorm(EvictionPolicy):
         super().check_limit(cache_limit)
         if self.n_recent is not None and self.n_sink + self.n_recent >= cache_limit:
             raise ValueError(
-                f"{self.describe()} keeps n_sink + n_recent = {self.n_sink + self.n_recent} tokens by rule, "
-                f"which leaves no room for the norm criterion in cache_limit={cache_limit}; "
-                f"n_sink + n_recent must be smaller than cache_limit"
+                f"{self.describe()} keeps n_sink + n_recent = {self.n_sink + self.n_recent} tokens by rule: "
+                f"n_sink={self.n_sink} + n_recent={self.n_recent} leaves no room for the norm criterion in "
+                f"cache_limit={cache_limit}; n_sink + n_recent must be smaller than cache_limit"
             )
 
     def recent_window(self, slots: int) -> int:

@@ -24,6 +24,7 @@ class Sinks(EvictionPolicy):
     """Never evict the first `n_sink` tokens of a row; otherwise evict the oldest."""
 
     name: ClassVar[str] = "sinks"
+    summary: ClassVar[str] = "keep the first n_sink tokens and the most recent ones (StreamingLLM)"
     n_sink: int = 4
 
     def __post_init__(self) -> None:

@@ -21,6 +21,7 @@ class Window(EvictionPolicy):
     """Evict the oldest token."""
 
     name: ClassVar[str] = "window"
+    summary: ClassVar[str] = "keep the most recent tokens"
 
     def score(self, slots: SlotView) -> torch.Tensor:
         return slots.token_index.float()

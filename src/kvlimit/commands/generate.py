@@ -1,0 +1,570 @@
+"""`kvlimit generate`: text from a prompt with a bounded KV cache, streamed to stdout.
+
+Contract: stdout carries only the generated text, streamed as it is decoded (with `--json`: nothing
+but one JSON object at the end). Everything else -- the load message, the progress line, the
+summary -- goes to stderr, and `--quiet` silences it. The progress line is drawn only when stderr is
+a terminal and the text is not streaming into a terminal (there it would overwrite the text; the
+text itself then shows the progress). Ctrl-C stops generation, prints the summary of what was
+generated and exits with 130. Options are checked before the model loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import torch
+import transformers
+from transformers import StoppingCriteriaList
+
+from ..cache import BoundedCache
+from ..clitools import (
+    EXIT_INTERRUPTED,
+    PROG,
+    CLIError,
+    ParagraphFormatter,
+    Progress,
+    add_model_arguments,
+    check_number,
+    cli_names,
+    format_bytes,
+    load_with_status,
+    parse_limit,
+)
+from ..config import LimitConfig
+from ..generation import build_cache, kv_bytes_per_token
+from ..generation import generate as bounded_generate
+from ..integrations.hf import inspect_model
+from ..models import LoadedModel
+from ..policies import POLICIES, policies_taking, policy_help, policy_names
+from .streaming import StepWatch, TextSink, held_tokens
+
+DEFAULT_CACHE_LIMIT = "1024"
+DEFAULT_N_SINK = 4
+DEFAULT_MAX_NEW_TOKENS = 1000
+# Sampling defaults: greedy decoding of small models falls into loops within a few hundred tokens,
+# which defeats the point of generating long text; these are the usual chat-model settings.
+DEFAULT_TEMPERATURE = 0.7
+DEFAULT_TOP_P = 0.9
+
+
+def _as_options(text: str) -> str:
+    """Policy summaries name their settings as in Python (n_sink); the command line spells them --n-sink."""
+    for setting in ("n_sink", "n_recent"):
+        text = text.replace(setting, f"--{setting.replace('_', '-')}")
+    return text
+
+
+def register(subparsers: Any) -> None:
+    """Add the `generate` subcommand to `subparsers`."""
+    parser = subparsers.add_parser(
+        "generate",
+        help="generate text with a bounded KV cache, streaming it to stdout",
+        description="Generate text from PROMPT with a KV cache bounded to --cache-limit tokens per sequence. "
+        "The text streams to stdout as it is generated; the load message, a progress line (on a terminal) "
+        "and a final summary -- tokens, tokens/s, the cache's size and what an unbounded cache would "
+        "have needed -- go to stderr. Ctrl-C stops generation, prints the summary and exits with 130.",
+        epilog="decoding: by default tokens are sampled with temperature 0.7 and top-p 0.9 (no top-k, no "
+        "repetition penalty); --temperature/--top-p/--top-k/--repetition-penalty change one setting "
+        "and keep the other defaults. --greedy always takes the most likely token. --num-beams N "
+        "runs beam search, deterministic unless --temperature, --top-p or --top-k is given (then beam "
+        "sampling); transformers cannot stream beam search, so its text is printed when it ends (and "
+        "Ctrl-C leaves none).\n\n"
+        "prompt: a model whose tokenizer has a chat template (an instruct model, such as the embedded "
+        "SmolLM2-135M-Instruct) gets PROMPT as a user message with the assistant turn opened; --raw "
+        "feeds PROMPT as plain text.\n\n"
+        "exit status: 0 done, 2 usage or model error, 130 interrupted (Ctrl-C).",
+        formatter_class=ParagraphFormatter,
+    )
+    parser.add_argument("prompt", metavar="PROMPT", help="the prompt text; - reads it from stdin")
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="send PROMPT as is, without the model's chat template (models without one always get it as is)",
+    )
+    _add_cache_arguments(parser)
+    _add_decoding_arguments(parser)
+    add_model_arguments(parser)
+    _add_output_arguments(parser)
+    parser.set_defaults(handler=run_generate)
+
+
+def _add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+    cache = parser.add_argument_group("cache")
+    cache.add_argument(
+        "--cache-limit",
+        metavar="N|SIZE",
+        default=DEFAULT_CACHE_LIMIT,
+        help="most tokens the KV cache holds per sequence, or a memory budget for the whole cache "
+        f"such as 64MiB or 1.5GB, covering all layers and beams (default: {DEFAULT_CACHE_LIMIT} tokens)",
+    )
+    cache.add_argument(
+        "--policy",
+        default="sinks",
+        metavar="|".join(policy_names()),
+        help=f"what to evict once the cache is full: {_as_options(policy_help())} (default: sinks)",
+    )
+    cache.add_argument(
+        "--n-sink",
+        type=int,
+        metavar="N",
+        default=None,
+        help=f"tokens at the start that --policy {' and '.join(policies_taking('n_sink'))} never evict "
+        f"(default: {DEFAULT_N_SINK})",
+    )
+    cache.add_argument(
+        "--n-recent",
+        type=int,
+        metavar="N",
+        default=None,
+        help=f"newest tokens --policy {' and '.join(policies_taking('n_recent'))} keeps by recency "
+        "(default: a quarter of the cache)",
+    )
+
+
+def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
+    decoding = parser.add_argument_group("decoding")
+    decoding.add_argument(
+        "--max-new-tokens",
+        type=int,
+        metavar="N",
+        default=DEFAULT_MAX_NEW_TOKENS,
+        help=f"the most new tokens to generate; generation also stops at the end-of-sequence token "
+        f"unless --ignore-eos (default: {DEFAULT_MAX_NEW_TOKENS})",
+    )
+    decoding.add_argument(
+        "--ignore-eos",
+        action="store_true",
+        help="never stop at the end-of-sequence token: generate exactly --max-new-tokens tokens",
+    )
+    decoding.add_argument(
+        "--greedy", action="store_true", help="always take the most likely token (no sampling)"
+    )
+    decoding.add_argument(
+        "--temperature",
+        type=float,
+        metavar="T",
+        default=None,
+        help=f"sampling temperature, > 0 (default: {DEFAULT_TEMPERATURE})",
+    )
+    decoding.add_argument(
+        "--top-p",
+        type=float,
+        metavar="P",
+        default=None,
+        help=f"nucleus sampling: sample from the most likely tokens whose probabilities add up to P, "
+        f"0 < P <= 1 (default: {DEFAULT_TOP_P})",
+    )
+    decoding.add_argument(
+        "--top-k",
+        type=int,
+        metavar="K",
+        default=None,
+        help="sample from the K most likely tokens only, K >= 1 (default: no top-k)",
+    )
+    decoding.add_argument(
+        "--repetition-penalty",
+        type=float,
+        metavar="R",
+        default=None,
+        help="penalise tokens already in the prompt or the text by the factor R > 0; above 1 discourages "
+        "repeats (default: 1, off)",
+    )
+    decoding.add_argument(
+        "--num-beams",
+        type=int,
+        metavar="N",
+        default=1,
+        help="beam search with N beams (default: 1, no beams)",
+    )
+    decoding.add_argument(
+        "--seed", type=int, metavar="N", default=None, help="random seed, for repeatable sampling"
+    )
+
+
+def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--output", metavar="FILE", default=None, help="also write the generated text to FILE"
+    )
+    output.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (the text and the summary's numbers) on stdout at the end "
+        "instead of streaming the text",
+    )
+    output.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print nothing on stderr but errors (no progress, no summary)",
+    )
+    output.add_argument(
+        "--debug", action="store_true", help="show full tracebacks and kvlimit's log messages on stderr"
+    )
+
+
+@dataclass
+class Decoding:
+    """The generate keyword arguments the decoding options turn into, and how to describe them."""
+
+    kwargs: dict[str, Any]
+    description: str
+
+
+def decoding_from_args(args: argparse.Namespace) -> Decoding:
+    """Validate the decoding options (`CLIError` naming the option) and build generate's arguments."""
+    check_number(args.max_new_tokens, "--max-new-tokens", at_least=1)
+    check_number(args.num_beams, "--num-beams", at_least=1)
+    check_number(args.temperature, "--temperature", above=0)
+    check_number(args.top_p, "--top-p", above=0, at_most=1)
+    check_number(args.top_k, "--top-k", at_least=1)
+    check_number(args.repetition_penalty, "--repetition-penalty", above=0)
+    check_number(args.seed, "--seed", at_least=0)
+    sampling_given = [
+        name
+        for name, value in (
+            ("--temperature", args.temperature),
+            ("--top-p", args.top_p),
+            ("--top-k", args.top_k),
+        )
+        if value is not None
+    ]
+    if args.greedy and sampling_given:
+        raise CLIError(f"--greedy takes no sampling options; drop {', '.join(sampling_given)} or --greedy")
+    do_sample = not args.greedy and (args.num_beams == 1 or bool(sampling_given))
+    kwargs: dict[str, Any] = {
+        "max_new_tokens": args.max_new_tokens,
+        "num_beams": args.num_beams,
+        "do_sample": do_sample,
+        "repetition_penalty": 1.0 if args.repetition_penalty is None else args.repetition_penalty,
+    }
+    if args.ignore_eos:
+        # Suppresses every end-of-sequence id of the generation config until max_new_tokens.
+        kwargs["min_new_tokens"] = args.max_new_tokens
+    if do_sample:
+        # Explicit values, so a model's own generation config cannot silently change what --help says.
+        kwargs["temperature"] = DEFAULT_TEMPERATURE if args.temperature is None else args.temperature
+        kwargs["top_p"] = DEFAULT_TOP_P if args.top_p is None else args.top_p
+        kwargs["top_k"] = 0 if args.top_k is None else args.top_k  # 0: no top-k filter
+        parts = [f"temperature {kwargs['temperature']:g}", f"top-p {kwargs['top_p']:g}"]
+        if kwargs["top_k"]:
+            parts.append(f"top-k {kwargs['top_k']}")
+        what = "beam sampling" if args.num_beams > 1 else "sampling"
+        description = f"{what} ({', '.join(parts)})"
+    else:
+        description = "beam search" if args.num_beams > 1 else "greedy"
+    if args.num_beams > 1:
+        description += f", {args.num_beams} beams"
+    if kwargs["repetition_penalty"] != 1.0:
+        description += f", repetition penalty {kwargs['repetition_penalty']:g}"
+    if args.seed is not None:
+        description += f", seed {args.seed}"
+    return Decoding(kwargs, description)
+
+
+def limit_config_from_args(args: argparse.Namespace) -> LimitConfig:
+    """The validated `--cache-limit`/`--policy`/`--n-sink`/`--n-recent` (errors name what is allowed)."""
+    limit = parse_limit(args.cache_limit)
+    policy = args.policy.strip().lower()
+    n_sink, n_recent = args.n_sink, getattr(args, "n_recent", None)
+    for value, option, setting in ((n_sink, "--n-sink", "n_sink"), (n_recent, "--n-recent", "n_recent")):
+        if value is None:
+            continue
+        check_number(value, option, at_least=0)
+        takers = policies_taking(setting)
+        if policy in POLICIES and policy not in takers:
+            raise CLIError(f"{option} applies to --policy {' and '.join(takers)} only, not --policy {policy}")
+    if n_sink is None and policy in policies_taking("n_sink"):
+        n_sink = DEFAULT_N_SINK
+    try:
+        return LimitConfig.create(limit, policy, n_sink=n_sink, n_recent=n_recent)
+    except ValueError as exc:
+        raise CLIError(cli_names(str(exc))) from exc
+
+
+def _tokens(count: int) -> str:
+    return f"{count} token" if count == 1 else f"{count} tokens"
+
+
+@dataclass
+class RunReport:
+    """What one `generate` run did: the summary on stderr and the fields of the --json object."""
+
+    model: str
+    model_type: str
+    prompt_tokens: int
+    generated_tokens: int
+    stop_reason: str  # "max_new_tokens", "eos" or "interrupted"
+    seconds: float
+    first_token_seconds: float | None
+    load_seconds: float
+    rows: int
+    cache_limit: int
+    policy: str
+    decoding: str
+    cache_bytes: int
+    cache_tokens_held: int
+    kv_bytes_per_token: int
+    cache_stats: dict[str, int] = field(default_factory=dict)
+    text: str | None = None
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.generated_tokens / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def unbounded_cache_bytes(self) -> int:
+        """What a cache keeping every token would hold at this length."""
+        return self.kv_bytes_per_token * (self.prompt_tokens + self.generated_tokens) * self.rows
+
+    def summary_lines(self) -> list[str]:
+        stop = {
+            "max_new_tokens": "stopped at --max-new-tokens",
+            "eos": "stopped at the end-of-sequence token",
+            "interrupted": "interrupted",
+        }[self.stop_reason]
+        first = (
+            f", first token after {self.first_token_seconds:.2f} s"
+            if self.first_token_seconds is not None
+            else ""
+        )
+        total = self.prompt_tokens + self.generated_tokens
+        ratio = self.unbounded_cache_bytes / self.cache_bytes if self.cache_bytes else 0.0
+        rows = f" x {self.rows} beams" if self.rows > 1 else ""
+        return [
+            f"generated  {_tokens(self.generated_tokens)} in {self.seconds:.1f} s "
+            f"({self.tokens_per_second:.1f} tokens/s{first}); prompt {_tokens(self.prompt_tokens)}; {stop}",
+            f"decoding   {self.decoding}; policy {self.policy}",
+            f"KV cache   {format_bytes(self.cache_bytes)} ({self.cache_bytes} bytes): limit {self.cache_limit} "
+            f"tokens{rows}, {self.cache_tokens_held} held, {self.kv_bytes_per_token} bytes per token",
+            f"unbounded  {format_bytes(self.unbounded_cache_bytes)} ({self.unbounded_cache_bytes} bytes) "
+            f"for {total} tokens{rows}: {ratio:.1f}x the bounded cache",
+        ]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "model": self.model,
+            "model_type": self.model_type,
+            "prompt_tokens": self.prompt_tokens,
+            "generated_tokens": self.generated_tokens,
+            "stop_reason": self.stop_reason,
+            "seconds": round(self.seconds, 4),
+            "tokens_per_second": round(self.tokens_per_second, 3),
+            "first_token_seconds": None
+            if self.first_token_seconds is None
+            else round(self.first_token_seconds, 4),
+            "load_seconds": round(self.load_seconds, 4),
+            "decoding": self.decoding,
+            "policy": self.policy,
+            "rows": self.rows,
+            "cache_limit": self.cache_limit,
+            "cache_bytes": self.cache_bytes,
+            "cache_tokens_held": self.cache_tokens_held,
+            "kv_bytes_per_token": self.kv_bytes_per_token,
+            "unbounded_cache_bytes": self.unbounded_cache_bytes,
+            "cache_stats": dict(self.cache_stats),
+        }
+
+
+def read_prompt(args: argparse.Namespace) -> str:
+    prompt: str = sys.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip() and args.raw:
+        raise CLIError("the prompt is empty; with --raw there is nothing to continue")
+    return prompt
+
+
+def encode_prompt(loaded: LoadedModel, prompt: str, *, raw: bool) -> dict[str, torch.Tensor]:
+    """Token ids and attention mask (batch of 1) on the model's device."""
+    tokenizer = loaded.tokenizer
+    encoded: Any  # a BatchEncoding either way; the tokenizer stubs say less
+    if loaded.is_instruct and not raw:
+        messages = [{"role": "user", "content": prompt}]
+        encoded = tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, return_dict=True, return_tensors="pt"
+        )
+    else:
+        encoded = tokenizer(prompt, return_tensors="pt")
+    input_ids = encoded["input_ids"]
+    if input_ids.shape[-1] == 0:
+        raise CLIError("the prompt encodes to no tokens; give some text")
+    device = next(loaded.model.parameters()).device
+    return {
+        "input_ids": input_ids.to(device),
+        "attention_mask": encoded.get("attention_mask", torch.ones_like(input_ids)).to(device),
+    }
+
+
+def _open_output(path: str | None) -> TextIO | None:
+    # Opened before the model loads: a typo in the path should not cost a model load.
+    if path is None:
+        return None
+    try:
+        return open(path, "w", encoding="utf-8")  # closed by run_generate
+    except OSError as exc:
+        raise CLIError(f"cannot write --output {path}: {exc.strerror or exc}") from exc
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    """`kvlimit generate`: see the parser's help and the module docstring."""
+    decoding = decoding_from_args(args)
+    config = limit_config_from_args(args)
+    prompt = read_prompt(args)
+    output = _open_output(args.output)
+    try:
+        return _generate(args, decoding, config, prompt, output)
+    finally:
+        if output is not None:
+            output.close()
+
+
+@dataclass
+class _Run:
+    """One generation's moving parts, kept so that the summary can be written after Ctrl-C too."""
+
+    loaded: LoadedModel
+    model_type: str
+    inputs: dict[str, torch.Tensor]
+    bytes_per_token: int
+    cache: BoundedCache
+    sink: TextSink
+    watch: StepWatch
+    progress: Progress
+    streaming: bool
+
+    @property
+    def prompt_length(self) -> int:
+        return int(self.inputs["input_ids"].shape[-1])
+
+
+def _generate(
+    args: argparse.Namespace, decoding: Decoding, config: LimitConfig, prompt: str, output: TextIO | None
+) -> int:
+    run = _prepare(args, load_with_status(args), config, prompt, output)
+    out, seconds = _decode(args, run, decoding, config)
+    generated = _finish_text(args, run, out)
+    if out is None:
+        stop_reason = "interrupted"
+    elif generated >= args.max_new_tokens:
+        stop_reason = "max_new_tokens"
+    else:
+        stop_reason = "eos"
+    report = _report(args, run, decoding, config, generated, stop_reason, seconds)
+    if not args.quiet:
+        for line in report.summary_lines():
+            print(f"{PROG}: {line}", file=sys.stderr)
+        sys.stderr.flush()
+    if args.json:
+        print(json.dumps(report.as_json(), ensure_ascii=False))
+        sys.stdout.flush()
+    return EXIT_INTERRUPTED if out is None else 0
+
+
+def _prepare(
+    args: argparse.Namespace, loaded: LoadedModel, config: LimitConfig, prompt: str, output: TextIO | None
+) -> _Run:
+    """Encode the prompt, build the cache and the streamer and progress line that watch it."""
+    model = loaded.model
+    spec = inspect_model(model)
+    inputs = encode_prompt(loaded, prompt, raw=args.raw)
+    prompt_length = int(inputs["input_ids"].shape[-1])
+    bytes_per_token = kv_bytes_per_token(model)
+    try:
+        limit = config.tokens_for(bytes_per_token, args.num_beams)
+    except ValueError as exc:
+        raise CLIError(cli_names(str(exc))) from exc
+    # Built here rather than inside kvlimit.generate so that the summary can read it after Ctrl-C.
+    cache = build_cache(model, spec, config, limit, prompt_length + args.max_new_tokens)
+    streaming = args.num_beams == 1  # transformers refuses a streamer with beam search
+    writers: list[TextIO] = []
+    if streaming and not args.json:
+        writers.append(sys.stdout)
+    if output is not None:
+        writers.append(output)
+    sink = TextSink(loaded.tokenizer, writers, keep_text=args.json)
+    text_on_terminal = bool(streaming and not args.json and sys.stdout.isatty())
+    progress = Progress(sys.stderr, enabled=not args.quiet and sys.stderr.isatty() and not text_on_terminal)
+    watch = StepWatch(prompt_length, cache, progress)
+    return _Run(loaded, spec.model_type, inputs, bytes_per_token, cache, sink, watch, progress, streaming)
+
+
+def _decode(
+    args: argparse.Namespace, run: _Run, decoding: Decoding, config: LimitConfig
+) -> tuple[torch.Tensor | None, float]:
+    """Generate; returns the sequences (None after Ctrl-C) and the seconds it took."""
+    if args.seed is not None:
+        transformers.set_seed(args.seed)
+    run.watch.start = time.perf_counter()
+    try:
+        out = bounded_generate(
+            run.loaded.model,
+            input_ids=run.inputs["input_ids"],
+            attention_mask=run.inputs["attention_mask"],
+            cache_limit=run.cache.cache_limit,
+            policy=config.policy,
+            cache=run.cache,
+            streamer=run.sink if run.streaming else None,
+            stopping_criteria=StoppingCriteriaList([run.watch]),
+            pad_token_id=run.loaded.tokenizer.pad_token_id,
+            **decoding.kwargs,
+        )
+    except KeyboardInterrupt:
+        out = None
+    seconds = time.perf_counter() - run.watch.start
+    run.progress.clear()
+    return out, seconds
+
+
+def _finish_text(args: argparse.Namespace, run: _Run, out: torch.Tensor | None) -> int:
+    """Write what the streamer has not written (beam search: all of it); returns the tokens generated."""
+    sink = run.sink
+    if out is not None:
+        generated = int(out.shape[-1]) - run.prompt_length
+        if not run.streaming:
+            text = run.loaded.tokenizer.decode(
+                out[0, run.prompt_length :], skip_special_tokens=True, clean_up_tokenization_spaces=False
+            )
+            if not args.json:
+                sink.writers = [sys.stdout, *sink.writers]
+            sink.write(str(text))
+    else:
+        generated = run.watch.generated
+        sink.end()  # whatever the streamer still held back
+    sink.finish_line()
+    return generated
+
+
+def _report(
+    args: argparse.Namespace,
+    run: _Run,
+    decoding: Decoding,
+    config: LimitConfig,
+    generated: int,
+    stop_reason: str,
+    seconds: float,
+) -> RunReport:
+    watch, cache = run.watch, run.cache
+    return RunReport(
+        model=run.loaded.source,
+        model_type=run.model_type,
+        prompt_tokens=run.prompt_length,
+        generated_tokens=generated,
+        stop_reason=stop_reason,
+        seconds=seconds,
+        first_token_seconds=None if watch.first_token_at is None else watch.first_token_at - watch.start,
+        load_seconds=run.loaded.load_seconds,
+        rows=args.num_beams,
+        cache_limit=cache.cache_limit,
+        policy=config.policy.describe(),
+        decoding=decoding.description,
+        cache_bytes=cache.nbytes(),
+        cache_tokens_held=held_tokens(cache),
+        kv_bytes_per_token=run.bytes_per_token,
+        cache_stats=dict(cache.stats),
+        text=run.sink.text if args.json else None,
+    )
