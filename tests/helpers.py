@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+from transformers import LogitsProcessor
 
 import kvlimit
 
@@ -24,6 +25,19 @@ def left_padded(model, lengths=(5, 9), seed=1):
         ids[row, : width - n] = model.config.pad_token_id
         mask[row, width - n :] = 1
     return ids, mask
+
+
+class ForceTokens(LogitsProcessor):
+    """Makes greedy generation take `tokens` in order: teacher forcing through generate itself."""
+
+    def __init__(self, tokens: list[int], prompt_length: int):
+        self.tokens = tokens
+        self.prompt_length = prompt_length
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        forced = torch.full_like(scores, float("-inf"))
+        forced[:, self.tokens[input_ids.shape[1] - self.prompt_length]] = 0.0
+        return forced
 
 
 def bounded_cache(

@@ -13,6 +13,7 @@ import inspect
 import torch
 
 import kvlimit
+import kvlimit.generation
 from kvlimit.cache import BoundedCache, BoundedLayer
 
 
@@ -74,6 +75,8 @@ def replay_logits(
 
     prompt / prompt_mask: (batch, P); continuation: (batch, T). Returns T tensors (batch, vocab): the
     logits after the prompt and after each continuation token but the last, as generation saw them.
+    `chunk`: the prompt is fed as generate prefills it (`kvlimit.generation.prefill_spans`, then its
+    last column); None: in one forward.
     """
     outputs = []
 
@@ -81,9 +84,12 @@ def replay_logits(
         # forward_step: the cache's plan, plus the column mask transformers' own sliding layers need
         return kvlimit.forward_step(model, cache, ids, mask).logits[:, -1]
 
-    size = chunk or prompt.shape[1]
-    for start in range(0, prompt.shape[1], size):
-        logits = forward(prompt[:, start : start + size], prompt_mask[:, start : start + size])
+    width = prompt.shape[1]
+    spans = [(0, width)]
+    if chunk is not None:
+        spans = [*kvlimit.generation.prefill_spans(width, chunk), (width - 1, width)]
+    for start, end in spans:
+        logits = forward(prompt[:, start:end], prompt_mask[:, start:end])
     outputs.append(logits)
     for t in range(continuation.shape[1] - 1):
         outputs.append(forward(continuation[:, t : t + 1], None))

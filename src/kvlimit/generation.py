@@ -40,7 +40,14 @@ RANK_EVERY = 2
 _LIMIT_OPTIONS = ("policy", "n_sink", "n_recent", "positions", "prefill_chunk")
 
 
-_NEEDS_LIMIT = "policy, n_sink, n_recent, positions and prefill_chunk need cache_limit; pass cache_limit=N"
+def _needs_limit(options: dict[str, Any]) -> ValueError:
+    """The error for cache options given without `cache_limit` (`options` by name, None when not given)."""
+    given = " and ".join(name for name, value in options.items() if value is not None)
+    verb = "needs" if " and " not in given else "need"
+    return ValueError(
+        f"{given} {verb} cache_limit: policy, n_sink, n_recent, positions and prefill_chunk need cache_limit; "
+        "pass cache_limit=N"
+    )
 
 
 def _limit_config(cache_limit: int | str, options: dict[str, Any]) -> LimitConfig:
@@ -116,8 +123,10 @@ def generate(
     streamer = streamer if streamer is not None else call.get("streamer")
     mode = hf.generation_mode(generation_config, call.get("assistant_model"))
     if cache_limit is None:
-        if any(v is not None for v in (policy, n_sink, n_recent, positions, prefill_chunk)):
-            raise ValueError(_NEEDS_LIMIT)
+        options = {"policy": policy, "n_sink": n_sink, "n_recent": n_recent, "positions": positions,
+                   "prefill_chunk": prefill_chunk}  # fmt: skip
+        if any(v is not None for v in options.values()):
+            raise _needs_limit(options)
         return hf.run_decoding(
             model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
         )
@@ -137,9 +146,10 @@ def generate(
     rows, prompt_length = input_ids.shape
     cache = _cache_for_call(model, spec, config, kwargs, rows, int(generation_config.max_length))
     chunk = _prefill_chunk(config, cache, prompt_length)
-    if chunk is not None:
-        generation_config.prefill_chunk_size = chunk
     kwargs["cache"] = cache
+    if kwargs.get("attention_mask") is None:
+        # transformers slices the prompt by the cache's length only when it has a mask to measure it by
+        kwargs["attention_mask"] = torch.ones_like(input_ids)
     logger.info(
         "kvlimit: %s, %d rows, %s, %d slots allocated%s",
         config.describe(),
@@ -149,6 +159,8 @@ def generate(
         f", prefill in chunks of {chunk}" if chunk else "",
     )
     with hf.steer_generation(model, cache, spec):
+        if chunk is not None:
+            prefill(model, cache, input_ids, kwargs["attention_mask"], chunk)
         return hf.run_decoding(
             model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
         )
@@ -179,7 +191,7 @@ def _generate_from_user(
             options[name] = value
     if cache_limit is None:
         if any(v is not None for v in limit_options.values()):
-            raise ValueError(_NEEDS_LIMIT)
+            raise _needs_limit(limit_options)
         return hf.stock_generate(model, **options)
     _limit_config(cache_limit, limit_options)  # fail fast, before transformers prepares anything
     hf.inspect_model(model)
@@ -227,6 +239,14 @@ def build_cache(
     row's keys when its positions reach `rank_every x limit`. Both are kept below the model's own
     position bound (dynamic / longrope contexts, GPT-J's table).
     """
+    _check_count("limit", limit, at_least=1)
+    _check_count("max_length", max_length, at_least=1, none_means="the limit")
+    _check_count("rebase_after", rebase_after, at_least=1, none_means="the default interval")
+    _check_count("rank_every", rank_every, at_least=1)
+    if not isinstance(config, LimitConfig):
+        raise ValueError(
+            f"config must be a kvlimit.LimitConfig (LimitConfig.create(...)); got {type(config).__name__}"
+        )
     kinds = []
     for layer_type, window in zip(spec.layer_types, spec.sliding_windows, strict=True):
         # a model's own sliding window smaller than the limit already bounds its layer: keep it
@@ -273,6 +293,14 @@ def build_cache(
     return cache
 
 
+def _check_count(name: str, value: object, *, at_least: int, none_means: str | None = None) -> None:
+    if value is None and none_means is not None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < at_least:
+        allowed = f"an int >= {at_least}" + (f" or None ({none_means})" if none_means else "")
+        raise ValueError(f"{name} must be {allowed}; got {value!r}")
+
+
 def forward_step(
     model: Any,
     cache: BoundedCache,
@@ -295,6 +323,32 @@ def forward_step(
         out = model(input_ids=input_ids, cache=cache, use_cache=True, **inputs, **forward_kwargs)
     cache.advance()
     return out
+
+
+def prefill_spans(columns: int, chunk: int) -> list[tuple[int, int]]:
+    """The column spans `[start, end)` that feed all but the last of `columns` prompt columns in chunks.
+
+    Chunks of at most `chunk` columns are counted back from the last column, so that every row's
+    chunks end at the same distances from its last token, whatever its left padding: a row's chunks,
+    and so what it evicts before each of them, are the same alone as in any batch.
+    """
+    ends = range(columns - 1, 0, -chunk)
+    return [(max(0, end - chunk), end) for end in reversed(ends)]
+
+
+def prefill(
+    model: Any, cache: BoundedCache, input_ids: torch.Tensor, attention_mask: torch.Tensor, chunk: int
+) -> None:
+    """Feed a prompt but its last column through `cache` in the chunks of `prefill_spans`.
+
+    generate then runs the last column itself (its logits give the first new token): transformers
+    slices the prompt by the columns the cache has seen.
+    """
+    extra = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
+    padded = not bool(attention_mask.all())  # unpadded chunks need no mask (one token: a decode step)
+    for start, end in prefill_spans(input_ids.shape[1], chunk):
+        columns = attention_mask[:, start:end] if padded else None
+        forward_step(model, cache, input_ids[:, start:end], columns, **extra)
 
 
 def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int) -> int | None:
@@ -336,10 +390,9 @@ def enable(model: Any) -> Any:
     @functools.wraps(type(model).generate)
     def bounded_generate(*args: Any, **kwargs: Any) -> Any:
         if kwargs.get("cache_limit") is None:
-            for name in _LIMIT_OPTIONS:
-                if kwargs.get(name) is not None:
-                    raise ValueError(f"{name} needs cache_limit; pass cache_limit=N")
-                kwargs.pop(name, None)
+            options = {name: kwargs.pop(name, None) for name in _LIMIT_OPTIONS}
+            if any(v is not None for v in options.values()):
+                raise _needs_limit(options)
             return hf.stock_generate(model, *args, **kwargs)
         if "custom_generate" in kwargs:
             raise ValueError("custom_generate cannot be combined with cache_limit on a kvlimit-enabled model")

@@ -48,6 +48,7 @@ __all__ = [
     "converted_entry",
     "default_gguf_path",
     "load_model",
+    "model_folder",
     "user_cache_dir",
 ]
 
@@ -128,6 +129,23 @@ def user_cache_dir() -> pathlib.Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = pathlib.Path(xdg) if xdg else pathlib.Path.home() / ".cache"
     return base / "kvlimit"
+
+
+def model_folder(
+    model: str | os.PathLike[str] | None = None, *, cache_dir: pathlib.Path | None = None
+) -> pathlib.Path:
+    """A folder that transformers' `from_pretrained` reads, for the embedded default, a ``.gguf`` file or a folder.
+
+    A folder is returned as is; a GGUF file (the embedded SmolLM2-135M-Instruct when `model` is None)
+    is converted once into the cache (see the module docstring) and its entry returned, so that
+    ``AutoModelForCausalLM.from_pretrained(model_folder())`` works offline.
+    """
+    path = default_gguf_path() if model is None else pathlib.Path(os.fspath(model)).expanduser()
+    if _classify(path) == "folder":
+        return path
+    cache_root = cache_dir if cache_dir is not None else user_cache_dir()
+    entry, _ = _converted_entry(path.resolve(), cache_root)
+    return entry
 
 
 def load_model(
@@ -333,11 +351,8 @@ def _load_gguf(
     cache_root: pathlib.Path,
 ) -> tuple[transformers.PreTrainedModel, transformers.PreTrainedTokenizerBase, bool]:
     path = path.resolve()
-    architecture = _gguf_architecture(path)
-    digest = _content_hash(path, cache_root)
-    entry = cache_root / f"{_ENTRY_PREFIX}{digest[:16]}"
-
-    if (entry / "config.json").is_file():
+    entry, converted = _converted_entry(path, cache_root)
+    if not converted:
         logger.info("loading converted GGUF %s from cache %s", path, entry)
         try:
             hf_model, tokenizer = _load_folder(entry, torch_dtype, device, attn_implementation)
@@ -346,19 +361,31 @@ def _load_gguf(
             # Entries are renamed into place complete, so this is damage from outside (a disk error,
             # a manual edit, an incompatible transformers). Converting again repairs it.
             logger.warning("cached conversion %s is unusable (%s); converting %s again", entry, exc, path)
-    # Whatever is there is incomplete or unusable (complete entries were handled above), and it would
-    # block renaming the new conversion into place.
-    if entry.exists():
-        shutil.rmtree(entry, ignore_errors=True)
-
-    logger.info(
-        "converting GGUF %s (architecture %s) into %s; later loads reuse it", path, architecture, entry
-    )
-    _convert_gguf(path, architecture, digest, entry)
+            entry, _ = _converted_entry(path, cache_root, again=True)
     # Load from the entry just written rather than keep the in-memory conversion, so that a first
     # load and every later one produce the same model.
     hf_model, tokenizer = _load_folder(entry, torch_dtype, device, attn_implementation)
     return hf_model, tokenizer, False
+
+
+def _converted_entry(
+    path: pathlib.Path, cache_root: pathlib.Path, *, again: bool = False
+) -> tuple[pathlib.Path, bool]:
+    """The cache entry of GGUF file `path`, converting it first when absent (or `again`); True if converted now."""
+    architecture = _gguf_architecture(path)
+    digest = _content_hash(path, cache_root)
+    entry = cache_root / f"{_ENTRY_PREFIX}{digest[:16]}"
+    if (entry / "config.json").is_file() and not again:
+        return entry, False
+    # Whatever is there is incomplete or unusable (complete entries were handled above), and it would
+    # block renaming the new conversion into place.
+    if entry.exists():
+        shutil.rmtree(entry, ignore_errors=True)
+    logger.info(
+        "converting GGUF %s (architecture %s) into %s; later loads reuse it", path, architecture, entry
+    )
+    _convert_gguf(path, architecture, digest, entry)
+    return entry, True
 
 
 def _convert_gguf(path: pathlib.Path, architecture: str, digest: str, entry: pathlib.Path) -> None:

@@ -1,9 +1,11 @@
 """`kvlimit.bench`: stock generate vs kvlimit vs sliding-window recomputation, side by side.
 
 `run_bench(model, BenchSettings(...))` measures per-token latency along a run, the cache's exact
-size, peak memory and the headline ratios (`kvlimit.bench.runner`); `plot_bench(result, path)`
-draws them (`kvlimit.bench.plot`, imported on first use); `kvlimit bench` is the command
-(`kvlimit.bench.command`). The library logs and never prints.
+size, peak memory and the headline ratios (`kvlimit.bench.runner`); `compute_ratios`,
+`evaluate_targets`, `TARGETS` and the text report `report_lines` work on a result alone
+(`kvlimit.bench.report`); `plot_bench(result, path)` draws it (`kvlimit.bench.plot`, imported on
+first use); `kvlimit bench` is the command (`kvlimit.bench.command`). The library logs and never
+prints.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .runner import TARGETS, BenchSettings, compute_ratios, evaluate_targets, report_lines, run_bench
+from .report import TARGETS, compute_ratios, evaluate_targets, report_lines
+from .runner import BenchSettings, run_bench
 
 __all__ = [
     "TARGETS",

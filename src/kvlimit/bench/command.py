@@ -36,7 +36,8 @@ from ..clitools import (
     parse_list,
 )
 from ..policies import POLICIES
-from .runner import BenchSettings, report_lines, run_bench
+from .report import report_lines
+from .runner import BenchSettings, run_bench
 
 __all__ = ["register", "run"]
 
@@ -79,6 +80,16 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     runs = parser.add_argument_group("runs")
+    _add_workload_arguments(runs)
+    _add_measurement_arguments(runs)
+    add_model_arguments(parser)
+    _add_result_arguments(parser)
+    add_common_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def _add_workload_arguments(runs: argparse._ArgumentGroup) -> None:
+    """What the generate runs do: the limit, the tokens, the policies, the stock run and the prompt."""
     runs.add_argument(
         "--cache-limit",
         type=int,
@@ -109,6 +120,10 @@ def register(subparsers: Any) -> None:
         help="prompt text, tokenized as is (no chat template); a model without a tokenizer gets "
         "16 fixed pseudo-random token ids",
     )
+
+
+def _add_measurement_arguments(runs: argparse._ArgumentGroup) -> None:
+    """How the runs are measured: the interleaved block, the recomputation, the buckets, the threads."""
     runs.add_argument(
         "--interleaved-rounds",
         type=int,
@@ -135,7 +150,10 @@ def register(subparsers: Any) -> None:
     runs.add_argument(
         "--threads", type=int, metavar="N", default=None, help="torch intra-op threads (default: torch's own)"
     )
-    add_model_arguments(parser)
+
+
+def _add_result_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `results` group: where the results go (JSON, the plot) and whether every token's latency does."""
     output = parser.add_argument_group("results")
     output.add_argument(
         "--json",
@@ -150,8 +168,6 @@ def register(subparsers: Any) -> None:
     output.add_argument(
         "--raw", action="store_true", help="include every token's latency in the JSON (large for long runs)"
     )
-    add_common_arguments(parser)
-    parser.set_defaults(handler=run)
 
 
 def settings_from_args(args: argparse.Namespace) -> BenchSettings:
@@ -242,6 +258,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.clear()
     result["model"]["name"] = loaded.source
+    _emit(result, args, report, quiet=quiet)
+    return 0
+
+
+def _emit(result: dict[str, Any], args: argparse.Namespace, report: TextIO, *, quiet: bool) -> None:
+    """Write --json FILE and --plot, print the text report to `report`, then the JSON for `--json` alone."""
+    json_to_stdout = args.json == "-"
     text = json.dumps(result, indent=1)
     if args.json is not None and not json_to_stdout:
         pathlib.Path(args.json).write_text(text + "\n", encoding="utf-8")
@@ -260,4 +283,3 @@ def run(args: argparse.Namespace) -> int:
     if json_to_stdout:
         print(text)
         sys.stdout.flush()
-    return 0

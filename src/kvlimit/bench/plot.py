@@ -14,6 +14,7 @@ import os
 import pathlib
 from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -39,114 +40,17 @@ def plot_bench(result: dict[str, Any], path: str | os.PathLike[str]) -> None:
     prompt = int(settings["prompt_length"])
     kv_names = [n for n, r in runs.items() if r["kind"] == "kvlimit"]
     gen_names = [n for n, r in runs.items() if r["kind"] in ("kvlimit", "stock")]
+    rec = runs.get("recompute")
 
     fig = Figure(figsize=(13, 9), dpi=100)
     FigureCanvasAgg(fig)
     axes = fig.subplots(2, 2)
-    ax_lat, ax_mem, ax_step, ax_rss = axes[0, 0], axes[0, 1], axes[1, 0], axes[1, 1]
     full_at = max(0, limit - prompt)
-
-    # (1) latency along the run
-    for name in gen_names:
-        buckets = runs[name]["buckets"]
-        xs = [(b["start"] + b["end"] - 1) / 2 for b in buckets if b["median_ms"] is not None]
-        med = [b["median_ms"] for b in buckets if b["median_ms"] is not None]
-        lo = [b["p10_ms"] for b in buckets if b["median_ms"] is not None]
-        hi = [b["p90_ms"] for b in buckets if b["median_ms"] is not None]
-        color = _color(name, kv_names)
-        ax_lat.plot(xs, med, marker="o", markersize=3, color=color, label=name)
-        ax_lat.fill_between(xs, lo, hi, color=color, alpha=0.15, linewidth=0)
-    rec = runs.get("recompute")
-    if rec and rec["summary"]["median_ms"] is not None:
-        ax_lat.hlines(
-            rec["summary"]["median_ms"],
-            full_at,
-            tokens,
-            colors=_COLORS["recompute"],
-            linestyles="--",
-            label=f"recompute (median of {rec['steps']} steps at a full {rec['window']}-token window)",
-        )
-    ax_lat.axvline(
-        full_at, color="black", linestyle=":", linewidth=1, label="kvlimit's cache full (KV length L)"
-    )
-    ax_lat.set_yscale("log")
-    ax_lat.set_xlabel("tokens generated")
-    ax_lat.set_ylabel("latency per token (ms, bucket median, 10-90 % band)")
-    ax_lat.set_title("Decode latency along the run")
-    ax_lat.legend(fontsize=8, loc="best")
-    ax_lat.grid(True, which="both", alpha=0.3)
-
-    # (2) cache bytes along the run
-    for name in gen_names:
-        cache = runs[name]["cache"]
-        mib = [b / 2**20 for b in cache["bytes"]]
-        ax_mem.plot(cache["token"], mib, color=_color(name, kv_names), label=name)
-    if rec:
-        ax_mem.plot(
-            [0, tokens], [0, 0], color=_COLORS["recompute"], linestyle="--", label="recompute (no cache)"
-        )
+    _plot_latency(axes[0, 0], runs, gen_names, kv_names, rec, full_at, tokens)
     per_token = result["model"]["kv_bytes_per_token"]
-    ax_mem.axhline(
-        limit * per_token / 2**20,
-        color="black",
-        linestyle=":",
-        linewidth=1,
-        label=f"kvlimit bound: L x {per_token} B/token",
-    )
-    ax_mem.set_xlabel("tokens generated")
-    ax_mem.set_ylabel("K/V cache (MiB)")
-    ax_mem.set_title("Cache size along the run")
-    ax_mem.legend(fontsize=8)
-    ax_mem.grid(True, alpha=0.3)
-
-    # (3) one decode step at the same KV length
-    block = result.get("interleaved")
-    if block:
-        names = list(block["variants"])
-        values = [block["variants"][n]["median_ms"] or 0.0 for n in names]
-        colors = [_color(n, kv_names) for n in names]
-        if rec and rec["summary"]["median_ms"] is not None:
-            names.append("recompute")
-            values.append(rec["summary"]["median_ms"])
-            colors.append(_COLORS["recompute"])
-        bars = ax_step.bar(names, values, color=colors)
-        for bar, name in zip(bars, names, strict=True):
-            if name.endswith("@T"):
-                bar.set_hatch("//")
-        ax_step.bar_label(bars, labels=[f"{v:.1f} ms" for v in values], fontsize=8)
-        ax_step.set_yscale("log")
-        positive = [v for v in values if v > 0]
-        if positive:
-            ax_step.set_ylim(min(positive) / 2, max(positive) * 2)
-        far = block.get("far_length")
-        ax_step.set_title(
-            f"One decode step, interleaved (median): at L = {block['kv_length']}"
-            + (f"; @T = after {far} tokens" if far else ""),
-            fontsize=10,
-        )
-        ax_step.tick_params(axis="x", labelsize=8)
-        ax_step.set_ylabel("ms")
-    else:
-        ax_step.text(
-            0.5, 0.5, "interleaved block not run", ha="center", va="center", transform=ax_step.transAxes
-        )
-        ax_step.set_axis_off()
-
-    # (4) peak memory per run
-    mem_names = [n for n in runs if runs[n].get("memory")]
-    cuda = any(runs[n]["memory"].get("cuda_peak_allocated") is not None for n in mem_names)
-    key, growth_key = ("cuda_peak_allocated", "cuda_peak_growth") if cuda else ("rss_peak", "rss_peak_growth")
-    peaks = [(runs[n]["memory"].get(key) or 0) / 2**20 for n in mem_names]
-    growth = [(runs[n]["memory"].get(growth_key) or 0) / 2**20 for n in mem_names]
-    bars = ax_rss.bar(mem_names, peaks, color=[_color(n, kv_names) for n in mem_names])
-    ax_rss.bar_label(
-        bars, labels=[f"{p:.0f} MiB\n(+{g:.0f})" for p, g in zip(peaks, growth, strict=True)], fontsize=8
-    )
-    ax_rss.set_ylim(0, max(peaks, default=1.0) * 1.2 or 1.0)
-    ax_rss.set_ylabel("MiB")
-    ax_rss.set_title(
-        ("CUDA peak allocated" if cuda else "Peak process RSS (sampled)") + " per run, (+ growth during it)"
-    )
+    _plot_cache(axes[0, 1], runs, gen_names, kv_names, rec, tokens, limit, per_token)
+    _plot_steps(axes[1, 0], result.get("interleaved"), rec, kv_names)
+    _plot_memory(axes[1, 1], runs, kv_names)
 
     model = result["model"]
     fig.suptitle(
@@ -159,3 +63,123 @@ def plot_bench(result: dict[str, Any], path: str | os.PathLike[str]) -> None:
     tmp = target.with_name(target.name + ".tmp")
     fig.savefig(tmp, format="png")
     os.replace(tmp, target)
+
+
+def _plot_latency(
+    ax: Axes,
+    runs: dict[str, Any],
+    gen_names: list[str],
+    kv_names: list[str],
+    rec: dict[str, Any] | None,
+    full_at: int,
+    tokens: int,
+) -> None:
+    """(1) Bucket medians with 10-90 % bands per generate run; recomputation's median once L is reached."""
+    for name in gen_names:
+        buckets = runs[name]["buckets"]
+        xs = [(b["start"] + b["end"] - 1) / 2 for b in buckets if b["median_ms"] is not None]
+        med = [b["median_ms"] for b in buckets if b["median_ms"] is not None]
+        lo = [b["p10_ms"] for b in buckets if b["median_ms"] is not None]
+        hi = [b["p90_ms"] for b in buckets if b["median_ms"] is not None]
+        color = _color(name, kv_names)
+        ax.plot(xs, med, marker="o", markersize=3, color=color, label=name)
+        ax.fill_between(xs, lo, hi, color=color, alpha=0.15, linewidth=0)
+    if rec and rec["summary"]["median_ms"] is not None:
+        ax.hlines(
+            rec["summary"]["median_ms"],
+            full_at,
+            tokens,
+            colors=_COLORS["recompute"],
+            linestyles="--",
+            label=f"recompute (median of {rec['steps']} steps at a full {rec['window']}-token window)",
+        )
+    ax.axvline(full_at, color="black", linestyle=":", linewidth=1, label="kvlimit's cache full (KV length L)")
+    ax.set_yscale("log")
+    ax.set_xlabel("tokens generated")
+    ax.set_ylabel("latency per token (ms, bucket median, 10-90 % band)")
+    ax.set_title("Decode latency along the run")
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def _plot_cache(
+    ax: Axes,
+    runs: dict[str, Any],
+    gen_names: list[str],
+    kv_names: list[str],
+    rec: dict[str, Any] | None,
+    tokens: int,
+    limit: int,
+    per_token: int,
+) -> None:
+    """(2) The cache's K/V bytes along each generate run, and kvlimit's bound L x bytes per token."""
+    for name in gen_names:
+        cache = runs[name]["cache"]
+        mib = [b / 2**20 for b in cache["bytes"]]
+        ax.plot(cache["token"], mib, color=_color(name, kv_names), label=name)
+    if rec:
+        ax.plot([0, tokens], [0, 0], color=_COLORS["recompute"], linestyle="--", label="recompute (no cache)")
+    ax.axhline(
+        limit * per_token / 2**20,
+        color="black",
+        linestyle=":",
+        linewidth=1,
+        label=f"kvlimit bound: L x {per_token} B/token",
+    )
+    ax.set_xlabel("tokens generated")
+    ax.set_ylabel("K/V cache (MiB)")
+    ax.set_title("Cache size along the run")
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+
+
+def _plot_steps(
+    ax: Axes, block: dict[str, Any] | None, rec: dict[str, Any] | None, kv_names: list[str]
+) -> None:
+    """(3) One decode step of each interleaved variant (median), recomputation's step beside them."""
+    if not block:
+        ax.text(0.5, 0.5, "interleaved block not run", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return
+    names = list(block["variants"])
+    values = [block["variants"][n]["median_ms"] or 0.0 for n in names]
+    colors = [_color(n, kv_names) for n in names]
+    if rec and rec["summary"]["median_ms"] is not None:
+        names.append("recompute")
+        values.append(rec["summary"]["median_ms"])
+        colors.append(_COLORS["recompute"])
+    bars = ax.bar(names, values, color=colors)
+    for bar, name in zip(bars, names, strict=True):
+        if name.endswith("@T"):
+            bar.set_hatch("//")
+    ax.bar_label(bars, labels=[f"{v:.1f} ms" for v in values], fontsize=8)
+    ax.set_yscale("log")
+    positive = [v for v in values if v > 0]
+    if positive:
+        ax.set_ylim(min(positive) / 2, max(positive) * 2)
+    far = block.get("far_length")
+    ax.set_title(
+        f"One decode step, interleaved (median): at L = {block['kv_length']}"
+        + (f"; @T = after {far} tokens" if far else ""),
+        fontsize=10,
+    )
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_ylabel("ms")
+
+
+def _plot_memory(ax: Axes, runs: dict[str, Any], kv_names: list[str]) -> None:
+    """(4) Peak memory per run (CUDA's allocator peak when measured, else process RSS), growth in labels."""
+    mem_names = [n for n in runs if runs[n].get("memory")]
+    cuda = any(runs[n]["memory"].get("cuda_peak_allocated") is not None for n in mem_names)
+    key, growth_key = ("cuda_peak_allocated", "cuda_peak_growth") if cuda else ("rss_peak", "rss_peak_growth")
+    peaks = [(runs[n]["memory"].get(key) or 0) / 2**20 for n in mem_names]
+    growth = [(runs[n]["memory"].get(growth_key) or 0) / 2**20 for n in mem_names]
+    bars = ax.bar(mem_names, peaks, color=[_color(n, kv_names) for n in mem_names])
+    ax.bar_label(
+        bars, labels=[f"{p:.0f} MiB\n(+{g:.0f})" for p, g in zip(peaks, growth, strict=True)], fontsize=8
+    )
+    ax.set_ylim(0, max(peaks, default=1.0) * 1.2 or 1.0)
+    ax.set_ylabel("MiB")
+    ax.set_title(
+        ("CUDA peak allocated" if cuda else "Peak process RSS (sampled)") + " per run, (+ growth during it)"
+    )

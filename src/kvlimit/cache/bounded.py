@@ -271,19 +271,20 @@ class BoundedCache(Cache):
     def _plan_decode(self, input_ids: torch.Tensor) -> tuple[StepPlan, StepInputs]:
         rows = self.rows
         full = [n >= self.slots for n in rows.kept]
-        kept = [n - 1 if f else n for n, f in zip(rows.kept, full, strict=True)]  # in front of the new token
+        full_t = rows.kept_t >= self.slots  # the same on the device, without a copy from the host
         slots, permutes = decode_slots(
             self.slot_groups,
             self.policy,
-            full,
+            full_t,
             rows.kept_t,
             compact=self._compact and not any(full),
             ordered=self.keeper.ordered,
         )
-        if any(full):
+        if any(full):  # a full row's evicted token is gone now, as in a chunk
+            rows.evict_one(full, full_t)
             self.stats["evicted"] += sum(full)
             self._compact = self._compact and self.keeper.ordered
-        self.keeper.place(self, 1, kept)
+        self.keeper.place(self, [1] * rows.batch)
         positions = self.keeper.new_positions(rows.seen_t - rows.shift_t)
         batch_rows = torch.arange(rows.batch, device=input_ids.device)
         for group, slot in zip(self.slot_groups, slots, strict=True):
@@ -323,7 +324,7 @@ class BoundedCache(Cache):
                 f"{self.policy.protected_tokens} protected; feed at most {room} tokens per forward (prefill_chunk)"
             )
         permutes = self.evict(need) if any(need) else None
-        self.keeper.place(self, max(counts), rows.kept)
+        self.keeper.place(self, counts)
         # stored keys shown to the chunk: every group holds kept[b] tokens, so one mask serves them all
         width = max(rows.kept)
         shown = shown_to_chunk(self.slot_groups, width)

@@ -7,9 +7,11 @@ never read a device tensor on the host in a decode step: what they decide per ro
 host counters their callers pass.
 
 Eviction has one rule everywhere: a policy's `keep_scores` ranks the slots of a row (higher is
-kept longer; empty slots score -inf and are reused first) and `lowest_slots` takes the lowest. A
-decode step takes one slot per row, a chunk of the prompt evicts as many tokens per row as it
-needs, and ordered storage (ALiBi) closes the gap an eviction leaves by shifting later slots left.
+kept longer; empty slots score -inf and are reused first) and `lowest_slots` takes the lowest,
+equal scores going to the oldest token (an empty slot: the first), so that a row's choice depends
+on that row alone and never on floating-point noise or the rest of its batch. A decode step takes
+one slot per row, a chunk of the prompt evicts as many tokens per row as it needs, and ordered
+storage (ALiBi) closes the gap an eviction leaves by shifting later slots left.
 """
 
 from __future__ import annotations
@@ -66,17 +68,25 @@ class StepPlan:
     write_cols: torch.Tensor | None = None
 
 
-def lowest_slots(scores: torch.Tensor, k: int) -> torch.Tensor:
-    """(batch, k) long: the `k` lowest-scoring slots of each row of `scores` (batch, slots), lowest first."""
+def lowest_slots(scores: torch.Tensor, order: torch.Tensor, k: int) -> torch.Tensor:
+    """(batch, k) long: the `k` lowest-scoring slots of each row of `scores` (batch, slots), lowest first.
+
+    Equal scores are taken in `order` (batch, slots) (lower first; equal orders: the lower slot), so the
+    choice is a function of the row alone. One decode slot is found in O(slots) without sorting.
+    """
     if k == 1:
-        return scores.argmin(dim=1, keepdim=True)
-    return scores.topk(k, dim=1, largest=False).indices
+        low = scores.min(dim=1, keepdim=True).values
+        tied = torch.where(scores == low, order, torch.full_like(order, torch.iinfo(order.dtype).max))
+        return tied.argmin(dim=1, keepdim=True)  # argmin returns the first of equal values
+    by_order = order.argsort(dim=1, stable=True)
+    ranked = scores.gather(1, by_order).argsort(dim=1, stable=True)[:, :k]
+    return by_order.gather(1, ranked)
 
 
 def decode_slots(
     groups: Sequence[SlotState],
     policy: EvictionPolicy,
-    full: Sequence[bool],
+    full: torch.Tensor,
     count: torch.Tensor,
     *,
     compact: bool,
@@ -84,36 +94,40 @@ def decode_slots(
 ) -> tuple[list[torch.Tensor], list[torch.Tensor] | None]:
     """The slot each row's new token takes, per group, and (ordered storage) each group's permutation.
 
-    count: (batch,) long, the tokens each row holds. `compact`: no row has evicted yet, so a row's
-    next slot is its count. Otherwise choose by score: a full row's lowest-scoring token is
-    overwritten, any other row takes an empty slot (ordered storage first shifts a full row's later
-    slots over the evicted one; its other rows stay compact).
+    full: (batch,) bool and count: (batch,) long, on the device: which rows hold a full cache, and how
+    many tokens each holds. `compact`: no row has evicted yet, so a row's next slot is its count.
+    Otherwise choose by score: a full row's lowest-scoring token is evicted and its slot marked
+    empty (the new token is written there), any other row takes an empty slot; ordered storage
+    first shifts a full row's later slots over the evicted one. Nothing is read on the host.
     """
     if compact:
         return [count.clone() for _ in groups], None
     if not ordered:
-        return [lowest_slots(policy.keep_scores(g.view()), 1)[:, 0] for g in groups], None
+        slots = []
+        for group in groups:
+            slot = lowest_slots(policy.keep_scores(group.view()), group.token_index, 1)[:, 0]
+            group.vacate(slot, full)
+            slots.append(slot)
+        return slots, None
     pairs = [_ordered_evict(group, policy, full, count) for group in groups]
     return [slot for slot, _ in pairs], [permute for _, permute in pairs]
 
 
 def _ordered_evict(
-    group: SlotState, policy: EvictionPolicy, full: Sequence[bool], count: torch.Tensor
+    group: SlotState, policy: EvictionPolicy, full: torch.Tensor, count: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Remove each full row's lowest-scoring slot by shifting the later slots left; the new token goes last."""
     device = group.valid.device
     slots = group.slots
-    evict = lowest_slots(policy.keep_scores(group.view()), 1)[:, 0]
-    full_t = torch.tensor(list(full), device=device)
-    evict = torch.where(full_t, evict, torch.full_like(evict, slots))
+    evict = lowest_slots(policy.keep_scores(group.view()), group.token_index, 1)[:, 0]
+    evict = torch.where(full, evict, torch.full_like(evict, slots))
     j = torch.arange(slots, device=device)[None, :]
     permute = torch.where(j >= evict[:, None], j + 1, j).clamp_(max=slots - 1)
     group.gather_(permute)
     # the last slot of a full row is now a duplicate: empty it for the new token
     last = torch.full_like(evict, slots - 1)
-    rows = torch.arange(len(full), device=device)
-    group.valid[rows[full_t], last[full_t]] = False
-    return torch.where(full_t, last, count), permute
+    group.vacate(last, full)
+    return torch.where(full, last, count), permute
 
 
 def evict(
@@ -132,7 +146,7 @@ def evict(
     for group in groups:
         # empty slots are not evicted: they are the room already there
         scores = policy.keep_scores(group.view()).masked_fill(~group.valid, float("inf"))
-        slots = lowest_slots(scores, most)[rows, ranks]
+        slots = lowest_slots(scores, group.token_index, most)[rows, ranks]
         if not torch.isfinite(scores[rows, slots]).all():
             raise RuntimeError(
                 "eviction reached a protected or empty slot; the chunk is too large for the cache"

@@ -53,6 +53,11 @@ class RowCounters:
             device_copy: torch.Tensor = getattr(self, f"{name}_t")
             device_copy.copy_(torch.tensor(list(values), device=device_copy.device))
 
+    def evict_one(self, full: Sequence[bool], full_t: torch.Tensor) -> None:
+        """One token fewer in the rows marked by `full` (host) and `full_t` (the same, on the device)."""
+        self.kept = [k - 1 if f else k for k, f in zip(self.kept, full, strict=True)]
+        self.kept_t.sub_(full_t.long())
+
     def add_decode_token(self, slots: int) -> None:
         """One new token in every row: `seen + 1`, `kept + 1` up to `slots`, without reading the device."""
         self.kept = [min(k + 1, slots) for k in self.kept]
@@ -75,6 +80,6 @@ class RowCounters:
         """The position each row's next token gets (before any rebase): `seen - shift`."""
         return [s - sh for s, sh in zip(self.seen, self.shift, strict=True)]
 
-    def last_position_max(self, q: int) -> int:
-        """The largest position a step of `q` new tokens per row would give (before any rebase)."""
-        return max(self.next_positions(), default=0) + q - 1
+    def reaching(self, incoming: Sequence[int], bound: int) -> list[bool]:
+        """Per row: would a step bringing `incoming[b]` new tokens give a position >= `bound` (before any rebase)?"""
+        return [pos + q - 1 >= bound for pos, q in zip(self.next_positions(), incoming, strict=True)]

@@ -79,6 +79,15 @@ class SlotState:
         self.token_index[rows, slots] = token_index
         self.token_ids[rows, slots] = token_ids
 
+    def vacate(self, slot: torch.Tensor, rows: torch.Tensor) -> None:
+        """Mark slot `slot[b]` empty in every row where `rows[b]` (both (batch,) device tensors).
+
+        Only `valid` changes (without reading anything on the host): the slot's other entries are
+        stale until the token written there next replaces them.
+        """
+        index = slot[:, None]
+        self.valid.scatter_(1, index, self.valid.gather(1, index) & ~rows[:, None])
+
     def clear(self, rows: torch.Tensor, slots: torch.Tensor) -> None:
         """Empty `slots[i]` of row `rows[i]`."""
         self.valid[rows, slots] = False

@@ -32,6 +32,7 @@ import pathlib
 import platform
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import psutil
@@ -114,6 +115,15 @@ def register(subparsers: Any) -> None:
         "fetched once from PyPI (sentencepiece 0.2.3 sdist) and cached",
     )
     runs = parser.add_argument_group("runs")
+    _add_comparison_arguments(runs)
+    _add_extent_arguments(runs)
+    add_model_arguments(parser)
+    _add_output_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def _add_comparison_arguments(runs: argparse._ArgumentGroup) -> None:
+    """What is compared: the cache limits, the policies and their settings, the baselines."""
     runs.add_argument(
         "--cache-limit",
         metavar="N[,N...]",
@@ -150,6 +160,10 @@ def register(subparsers: Any) -> None:
         help=f"newest tokens --policy {' and '.join(policies_taking('n_recent'))} keeps by recency "
         "(default: a quarter of the limit)",
     )
+
+
+def _add_extent_arguments(runs: argparse._ArgumentGroup) -> None:
+    """How much is evaluated and how: tokens, chunk and segment sizes, the full run's memory, threads."""
     runs.add_argument(
         "--max-tokens",
         type=int,
@@ -187,7 +201,10 @@ def register(subparsers: Any) -> None:
         help="CPU threads for torch (default: torch's own choice). On a machine shared with other "
         "busy processes, fewer threads than cores can be much faster",
     )
-    add_model_arguments(parser)
+
+
+def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `output` group: JSON, the plot and its smoothing, the per-token NLL file, quiet and debug."""
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     output.add_argument("--plot", metavar="FILE.png", default=None, help="write a PNG of the smoothed NLL")
@@ -210,7 +227,6 @@ def register(subparsers: Any) -> None:
     output.add_argument(
         "--debug", action="store_true", help="show full tracebacks and kvlimit's log messages on stderr"
     )
-    parser.set_defaults(handler=run)
 
 
 # --- the handler ----------------------------------------------------------------------------------
@@ -230,12 +246,7 @@ def run(args: argparse.Namespace) -> int:
         torch.set_num_threads(plan.threads)
     loaded = load_from_args(args, status=status)
     model, tokenizer = loaded.model, loaded.tokenizer
-    ids = _tokenize(tokenizer, text)
-    text_tokens = len(ids)
-    if plan.max_tokens is not None:
-        ids = ids[: plan.max_tokens]
-    if len(ids) < 2:
-        raise CLIError(f"{text_path} gives {len(ids)} token(s); perplexity needs at least 2")
+    ids, text_tokens = _token_ids(tokenizer, text, plan.max_tokens, text_path)
     per_token = kv_bytes_per_token(model)
     limits = plan.resolve_limits(per_token)
     chunks = plan.chunks_for(limits)
@@ -249,6 +260,50 @@ def run(args: argparse.Namespace) -> int:
     )
     load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     started = time.perf_counter()
+    results = _run_jobs(model, ids, plan, limits, chunks, quiet=quiet, status=status)
+    wall = time.perf_counter() - started
+
+    report_data = _report(
+        args,
+        plan,
+        loaded.source,
+        text_path,
+        text_tokens,
+        len(ids),
+        per_token,
+        context,
+        results,
+        wall,
+        load_start,
+    )
+    _emit(args, report_data, results, f"{loaded.source}: {text_path.name}, {len(ids)} tokens", status)
+    return 0
+
+
+def _token_ids(
+    tokenizer: Any, text: str, max_tokens: int | None, text_path: pathlib.Path
+) -> tuple[list[int], int]:
+    """The text's token ids cut to `max_tokens`, and how many tokens the whole text has."""
+    ids = _tokenize(tokenizer, text)
+    text_tokens = len(ids)
+    if max_tokens is not None:
+        ids = ids[:max_tokens]
+    if len(ids) < 2:
+        raise CLIError(f"{text_path} gives {len(ids)} token(s); perplexity needs at least 2")
+    return ids, text_tokens
+
+
+def _run_jobs(
+    model: Any,
+    ids: list[int],
+    plan: _Plan,
+    limits: list[int],
+    chunks: dict[int | None, int],
+    *,
+    quiet: bool,
+    status: Callable[[str], None],
+) -> list[PerplexityResult]:
+    """Every run of the plan in order: a progress line while it runs, then its one-line summary."""
     progress = Progress(enabled=None if not quiet else False)
     results: list[PerplexityResult] = []
     jobs = plan.jobs(limits)
@@ -268,31 +323,26 @@ def run(args: argparse.Namespace) -> int:
             status(f"{prefix}{_one_line(result)}")
     finally:
         progress.clear()
-    wall = time.perf_counter() - started
+    return results
 
-    report_data = _report(
-        args,
-        plan,
-        loaded.source,
-        text_path,
-        text_tokens,
-        len(ids),
-        per_token,
-        context,
-        results,
-        wall,
-        load_start,
-    )
+
+def _emit(
+    args: argparse.Namespace,
+    report_data: dict[str, Any],
+    results: list[PerplexityResult],
+    title: str,
+    status: Callable[[str], None],
+) -> None:
+    """Write --save-nll and --plot (plot titled `title`), then print the JSON or the table."""
     if args.save_nll:
         _write(args.save_nll, json.dumps(_report_with_nll(report_data, results)) + "\n", "--save-nll")
     if args.plot:
-        _plot(results, args.plot, args.smooth, f"{loaded.source}: {text_path.name}, {len(ids)} tokens")
+        _plot(results, args.plot, args.smooth, title)
         status(f"plot written to {args.plot}")
     if args.json:
         print(json.dumps(report_data, indent=2))
     else:
         print(_table(report_data, results))
-    return 0
 
 
 class _Plan:

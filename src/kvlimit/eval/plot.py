@@ -15,12 +15,15 @@ from __future__ import annotations
 import os
 import pathlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from ..policies import policy_names
 from .perplexity import PerplexityResult
+
+if TYPE_CHECKING:  # matplotlib is imported when a plot is drawn, not with this module
+    from matplotlib.axes import Axes
 
 __all__ = ["DEFAULT_SMOOTH", "moving_average", "plot_perplexity"]
 
@@ -89,45 +92,14 @@ def plot_perplexity(
     width = smooth if smooth is not None else max(1, min(DEFAULT_SMOOTH, longest // 8))
     if width <= 0:
         raise ValueError(f"smooth must be a positive number of tokens; got {smooth!r}")
-    limits = sorted({r.cache_limit for r in results if r.cache_limit is not None})
-    unbounded = [r for r in results if r.cache_limit is None]
-    panels: list[tuple[str, list[PerplexityResult]]] = [
-        (f"cache limit {limit} tokens", [r for r in results if r.cache_limit == limit] + unbounded)
-        for limit in limits
-    ] or [("unbounded cache", unbounded)]
+    panels = _panels(results)
 
     figure = Figure(figsize=(10, 3.2 * len(panels) + 0.6), dpi=110)
     FigureCanvasAgg(figure)
     axes = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     context = next((r.context_length for r in results if r.context_length is not None), None)
     for ax, (heading, runs) in zip(axes, panels, strict=True):
-        for run in sorted(runs, key=lambda r: (_order(r.policy), r.label)):
-            x, y = moving_average(run.nll, width)
-            if y.numel() == 0:
-                continue
-            style = _style(run.policy)
-            label = f"{run.label}  (ppl {run.ppl:.2f})"
-            if run.policy == "full" and run.beyond_context_from is not None:
-                within, beyond = run.ppl_within_context, run.ppl_beyond_context
-                label = f"full  (ppl {within:.2f} within context, {beyond:.2f} beyond)"
-            elif run.note:
-                label += ", stopped early"
-            ax.plot(x.numpy(), y.numpy(), label=label, **{"linewidth": 1.2, **style})
-        if context is not None and context < longest:
-            ax.axvline(context, color="black", linewidth=0.9, alpha=0.7)
-            ax.annotate(
-                f"trained context ({context})",
-                xy=(context, 1.0),
-                xycoords=("data", "axes fraction"),
-                xytext=(4, -12),
-                textcoords="offset points",
-                fontsize=8,
-            )
-        ax.set_title(heading, fontsize=10)
-        ax.set_ylabel(f"NLL (nats), mean of {width}")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-        ax.set_xlim(0, longest)
+        _draw_panel(ax, heading, runs, width, context, longest)
     axes[-1].set_xlabel("token position")
     if title:
         figure.suptitle(title, fontsize=11)
@@ -135,3 +107,46 @@ def plot_perplexity(
     out = pathlib.Path(path)
     figure.savefig(out, format="png")
     return out
+
+
+def _panels(results: Sequence[PerplexityResult]) -> list[tuple[str, list[PerplexityResult]]]:
+    """One (heading, runs) panel per cache limit, the unbounded runs in each; one panel if none is bounded."""
+    limits = sorted({r.cache_limit for r in results if r.cache_limit is not None})
+    unbounded = [r for r in results if r.cache_limit is None]
+    return [
+        (f"cache limit {limit} tokens", [r for r in results if r.cache_limit == limit] + unbounded)
+        for limit in limits
+    ] or [("unbounded cache", unbounded)]
+
+
+def _draw_panel(
+    ax: Axes, heading: str, runs: list[PerplexityResult], width: int, context: int | None, longest: int
+) -> None:
+    """One panel: each run's NLL averaged over `width` tokens, and the trained context if it is passed."""
+    for run in sorted(runs, key=lambda r: (_order(r.policy), r.label)):
+        x, y = moving_average(run.nll, width)
+        if y.numel() == 0:
+            continue
+        style = _style(run.policy)
+        label = f"{run.label}  (ppl {run.ppl:.2f})"
+        if run.policy == "full" and run.beyond_context_from is not None:
+            within, beyond = run.ppl_within_context, run.ppl_beyond_context
+            label = f"full  (ppl {within:.2f} within context, {beyond:.2f} beyond)"
+        elif run.note:
+            label += ", stopped early"
+        ax.plot(x.numpy(), y.numpy(), label=label, **{"linewidth": 1.2, **style})
+    if context is not None and context < longest:
+        ax.axvline(context, color="black", linewidth=0.9, alpha=0.7)
+        ax.annotate(
+            f"trained context ({context})",
+            xy=(context, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(4, -12),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    ax.set_title(heading, fontsize=10)
+    ax.set_ylabel(f"NLL (nats), mean of {width}")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    ax.set_xlim(0, longest)

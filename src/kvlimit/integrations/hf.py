@@ -87,6 +87,7 @@ __all__ = [
     "step_model_inputs",
     "stock_generate",
     "supported_families",
+    "takes_logits_to_keep",
     "text_config",
 ]
 
@@ -243,6 +244,11 @@ def is_user_cache(cache: Any) -> bool:
 
 def inspect_model(model: PreTrainedModel) -> ModelSpec:
     """Describe `model` for the bounded cache, or raise `UnsupportedModelError`."""
+    if not isinstance(model, PreTrainedModel):
+        raise ValueError(
+            f"model must be a transformers model (a PreTrainedModel such as AutoModelForCausalLM gives); "
+            f"got {type(model).__name__}"
+        )
     config = text_config(model)
     model_type = str(getattr(config, "model_type", "unknown"))
     if getattr(model.config, "is_encoder_decoder", False):
@@ -468,10 +474,11 @@ def steer_generation(model: Any, cache: PlannedCache, spec: ModelSpec) -> Iterat
             cache.advance()
         q = new_ids.shape[1]
         stock_mask = kwargs.get("attention_mask")
-        # In a decode step generate always appends a real token: skip reading the mask (no host sync).
-        # Prefill forwards (chunked ones too) come with is_first_iteration=True and may hold padding.
-        decoding = q == 1 and cache.columns_seen > 0 and not kwargs.get("is_first_iteration", False)
-        new_columns = None if (decoding or stock_mask is None) else stock_mask[:, -q:]
+        # One column after the cache has seen some is a real token in every row: a decode step, or the
+        # prompt's last column after kvlimit's own prefill (prompts are left-padded). Skip reading the
+        # mask (no host sync). A whole prompt at once may hold padding.
+        one_real_column = q == 1 and cache.columns_seen > 0
+        new_columns = None if (one_real_column or stock_mask is None) else stock_mask[:, -q:]
         model_inputs.update(step_model_inputs(model, cache, spec, new_ids, new_columns))
         return model_inputs
 
@@ -487,15 +494,22 @@ def steer_generation(model: Any, cache: PlannedCache, spec: ModelSpec) -> Iterat
             del model.prepare_inputs_for_generation
 
 
+def takes_logits_to_keep(model: PreTrainedModel) -> bool:
+    """The forward takes `logits_to_keep` (a forward that needs only the last logits can skip the rest)."""
+    try:
+        return "logits_to_keep" in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def make_reencode_fn(model: PreTrainedModel) -> Any:
     """A function that runs a fresh forward over kept tokens and returns each layer's (keys, values)."""
-    takes_logits_to_keep = "logits_to_keep" in inspect.signature(model.forward).parameters
+    extra = {"logits_to_keep": 1} if takes_logits_to_keep(model) else {}
 
     def reencode(
         ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor
     ) -> list[tuple[torch.Tensor, torch.Tensor]]:
         fresh = DynamicCache(config=text_config(model))
-        extra = {"logits_to_keep": 1} if takes_logits_to_keep else {}
         with torch.no_grad():
             out = model(
                 input_ids=ids,

@@ -54,28 +54,41 @@ class AbsoluteReencode(PositionKeeper):
         self.reencode_fn = reencode
 
     def begin_step(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
-        if cache.columns_seen == 0 or cache.rows.last_position_max(max(incoming)) < self.bound:
+        if cache.columns_seen == 0:
             return
-        self.reencode(cache, incoming)
+        due = cache.rows.reaching(incoming, self.bound)
+        if any(due):
+            self.reencode(cache, incoming, [b for b, d in enumerate(due) if d])
 
-    def reencode(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
-        """Evict what `incoming[b]` new tokens per row need, then recompute the kept tokens' keys and values."""
+    def reencode(self, cache: BoundedCache, incoming: Sequence[int], rows_due: Sequence[int]) -> None:
+        """Re-encode the rows `rows_due` at positions 0..n-1, after evicting what their `incoming` tokens need.
+
+        Only those rows are touched (the others are re-encoded when their own positions need it), so
+        a row is re-encoded at the same steps alone as in any batch.
+        """
         rows = cache.rows
-        need = [max(0, kept + q - cache.slots) for kept, q in zip(rows.kept, incoming, strict=True)]
+        need = [0] * rows.batch
+        for b in rows_due:
+            need[b] = max(0, rows.kept[b] + incoming[b] - cache.slots)
         if any(need):
             cache.evict(need)
         (group,) = cache.slot_groups  # one kept set: positional policies only (see make_keeper)
-        width = max(rows.kept)
-        index = group.time_order(empty_first=True)[:, cache.slots - width :]
-        ids = group.token_ids.gather(1, index).clamp(min=0)
-        mask = group.valid.gather(1, index).long()
+        device = group.valid.device
+        due = torch.tensor(list(rows_due), device=device)
+        width = max(rows.kept[b] for b in rows_due)
+        index = group.time_order(empty_first=True).index_select(0, due)[:, cache.slots - width :]
+        ids = group.token_ids.index_select(0, due).gather(1, index).clamp(min=0)
+        mask = group.valid.index_select(0, due).gather(1, index).long()
         positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
         per_layer = self.reencode_fn(ids, mask, positions)
-        real_rows, cols = mask.bool().nonzero(as_tuple=True)
-        slots = index[real_rows, cols]
-        group.positions[real_rows, slots] = positions[real_rows, cols]
+        local, cols = mask.bool().nonzero(as_tuple=True)
+        real_rows, slots = due[local], index[local, cols]
+        group.positions[real_rows, slots] = positions[local, cols]
         for layer in cache.bounded_layers():
             keys, values = per_layer[layer.layer_idx]
-            layer.store(real_rows, slots, keys[real_rows, :, cols], values[real_rows, :, cols])
-        rows.set(shift=[seen - kept for seen, kept in zip(rows.seen, rows.kept, strict=True)])
+            layer.store(real_rows, slots, keys[local, :, cols], values[local, :, cols])
+        shift = list(rows.shift)
+        for b in rows_due:
+            shift[b] = rows.seen[b] - rows.kept[b]
+        rows.set(shift=shift)
         cache.stats["reencodes"] += 1

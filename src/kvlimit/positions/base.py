@@ -7,16 +7,18 @@ or clamping what the cache stores; the cache never branches on the positional sc
 1. `begin_step(cache, incoming)`: before anything is evicted for a step that brings `incoming[b]`
    real tokens to row b (learned absolute positions re-encode here, evicting first what the step
    needs).
-2. `place(cache, q, kept)`: after the step's eviction is chosen, before the new tokens' positions are
-   computed; `kept[b]` is what row b keeps in front of its new tokens (RoPE rebases, re-ranks and
-   rotates its sinks here).
+2. `place(cache, incoming)`: after the step's evictions, before the new tokens' positions are
+   computed; `cache.rows.kept[b]` is what row b keeps in front of its `incoming[b]` new tokens
+   (RoPE rebases, re-ranks and rotates its sinks here).
 3. `new_positions(positions)`: the positions the new tokens get, from `seen - shift + rank`.
 4. `end_step(cache)`: after the forward, when the cache advances.
 5. `start(cache)` when rows are created, `rows_selected(cache, index, host_index)` when they are
    reordered or replaced, `reset()` when the cache is emptied.
 
 `ordered` says whether slots must stay in temporal order (ALiBi reads distances from the column
-order); otherwise slots are a ring and positions live inside the keys.
+order); otherwise slots are a ring and positions live inside the keys. Every decision a keeper
+makes is per row, from that row's own counts (a row is rebased or re-encoded when its own next
+position needs it), so a row's results never depend on the rest of its batch.
 """
 
 from __future__ import annotations
@@ -43,8 +45,8 @@ class PositionKeeper:
     def begin_step(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
         """A step bringing `incoming[b]` real tokens to row b is about to be planned."""
 
-    def place(self, cache: BoundedCache, q: int, kept: Sequence[int]) -> None:
-        """The step's eviction is chosen; row b keeps `kept[b]` tokens in front of its new ones."""
+    def place(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
+        """The step has evicted; row b keeps `cache.rows.kept[b]` tokens in front of `incoming[b]` new ones."""
 
     def new_positions(self, positions: torch.Tensor) -> torch.Tensor:
         """The positions the new tokens are given (any shape, long)."""

@@ -9,9 +9,9 @@ rope type and layout `RopeSpec` handles. Two keepers, by the kind of policy:
   position (`seen - shift`), which already gives in-cache distances; only the sink keys must move,
   each step, to sit just before the window: they are rotated from a pristine copy (the key as first
   written), O(n_sink) per step, for all layers of one shape in one operation (their keys are
-  stacked). When a position would reach `rebase_after`, every key is rebased to in-cache positions
-  (one O(limit) rotation), so positions stay small and below the range where dynamic / longrope
-  frequencies change or GPT-J's table ends.
+  stacked). When a row's next position would reach `rebase_after`, that row's keys are rebased to
+  in-cache positions (one O(limit) rotation), so positions stay small and below the range where
+  dynamic / longrope frequencies change or GPT-J's table ends.
 - `RopeRanks` (per-layer policies: each layer keeps tokens scattered through the past). Keys stay
   where they were written; once a row's next position would reach `rank_after`, that row's keys are
   re-rotated, in every layer, to in-cache positions 0..n-1 by their order in time (each row on its
@@ -83,11 +83,13 @@ class RopeSinks(PositionKeeper):
     def start(self, cache: BoundedCache) -> None:
         self.sink_delta = [0] * cache.rows.batch
 
-    def place(self, cache: BoundedCache, q: int, kept: Sequence[int]) -> None:
-        self._maybe_rebase(cache, q, kept)
+    def place(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
+        self._maybe_rebase(cache, incoming)
         rows = cache.rows
-        self._rotate_sinks(cache, [s - sh - k for s, sh, k in zip(rows.seen, rows.shift, kept, strict=True)])
-        self.filling = [b for b, k in enumerate(kept) if k < self.n_sink]
+        self._rotate_sinks(
+            cache, [s - sh - k for s, sh, k in zip(rows.seen, rows.shift, rows.kept, strict=True)]
+        )
+        self.filling = [b for b, k in enumerate(rows.kept) if k < self.n_sink]
 
     def end_step(self, cache: BoundedCache) -> None:
         if self.stacks is None:
@@ -152,12 +154,15 @@ class RopeSinks(PositionKeeper):
                 st.pristine, cos[None, :, None, None, :], sin[None, :, None, None, :]
             )
 
-    def _maybe_rebase(self, cache: BoundedCache, q: int, kept: Sequence[int]) -> None:
-        """Move every key to in-cache positions when the step's positions would reach `rebase_after`."""
+    def _maybe_rebase(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
+        """Move a row's keys to in-cache positions when its step would reach `rebase_after`."""
         rows = cache.rows
-        if self.rebase_after is None or rows.last_position_max(q) < self.rebase_after:
+        if self.rebase_after is None:
             return
-        new_shift = [seen - k for seen, k in zip(rows.seen, kept, strict=True)]
+        due = rows.reaching(incoming, self.rebase_after)
+        new_shift = [
+            s - k if d else old for s, k, old, d in zip(rows.seen, rows.kept, rows.shift, due, strict=True)
+        ]
         delta = [old - new for old, new in zip(rows.shift, new_shift, strict=True)]
         if all(d == 0 for d in delta):
             return
@@ -189,15 +194,12 @@ class RopeRanks(PositionKeeper):
     def __init__(self, rank_after: int | None):
         self.rank_after = rank_after
 
-    def place(self, cache: BoundedCache, q: int, kept: Sequence[int]) -> None:
+    def place(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
         rows = cache.rows
-        limit = self.rank_after
-        if limit is None or rows.last_position_max(q) < limit:
+        if self.rank_after is None:
             return
-        # ranking changes distances (a rebase only shifts them all), so only the rows that reached the
-        # bound are ranked: a row's results never depend on the other rows of its batch. The tokens
-        # held now are ranked (in a decode step the one about to be evicted leaves a gap).
-        due = [pos + q - 1 >= limit for pos in rows.next_positions()]
+        # Only the rows that reached the bound are ranked, to 0..n-1, and the new token gets n.
+        due = rows.reaching(incoming, self.rank_after)
         new_shift = [
             s - k if d else old for s, k, old, d in zip(rows.seen, rows.kept, rows.shift, due, strict=True)
         ]

@@ -1,0 +1,331 @@
+"""Property-based tests: random requests, as a new user would make them, against the oracles.
+
+Hypothesis draws a family, 1-2 layers, an attention implementation, 1-3 left-padded rows, a limit
+(in tokens or as a byte budget), a policy with its settings, the positions mode of learned-position
+models, a decoding mode (greedy, sampling with processors, beam search with
+`num_return_sequences`), `prefill_chunk`, `max_new_tokens` and `min_new_tokens`. Every case must:
+
+1. run (a valid request raises nothing);
+2. hold the limit in every layer at every step (`oracles.LimitRecorder`; a byte budget gives
+   exactly the token limit it names);
+3. equal stock `generate` when the limit is never reached (its logits along stock's tokens;
+   beam search: the same sequences and scores);
+4. be batch independent: each row, generated alone along the tokens it got in its batch, gets the
+   same logits (beam search: the same sequences and scores), to the tolerance stock transformers
+   itself shows between a row alone and in a padded batch (up to 1.7e-5 on these models);
+5. replay: the returned sequences fed back through a fresh cache (`kvlimit.forward_step`) give the
+   logits (beam search: the `sequences_scores`) that generation reported.
+
+`test_invalid_requests_name_the_parameter` corrupts one argument of a valid case and checks the
+`ValueError` names it. The default profile runs 200 cases in the suite, `-m slow` 2,000; both are
+derandomized (the same cases every run), and a failing case is printed as a `Case(...)` to replay.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import kvlimit
+from kvlimit.policies import POLICIES, policies_taking
+
+from families import FAMILIES, LEARNED_POSITION_FAMILIES, attn_implementations, make_model
+from helpers import EOS, ForceTokens, beam_score, left_padded
+from oracles import LimitRecorder, replay_logits
+
+#: Stock transformers' own difference between a row alone and in a padded batch reaches 1.7e-5 here.
+ATOL = 1e-4
+PROFILE = dict(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One request: what the user asks generate for (see the module docstring)."""
+
+    family: str
+    layers: int
+    attn: str
+    lengths: tuple[int, ...]
+    limit: int
+    limit_in_bytes: bool
+    policy: str
+    settings: tuple[tuple[str, int], ...]
+    positions: str | None
+    mode: str  # "greedy", "sample" or "beams"
+    num_beams: int
+    num_return: int
+    sampling: tuple[tuple[str, float], ...]
+    prefill_chunk: int | None
+    max_new: int
+    min_new: int | None
+    seed: int
+
+    @property
+    def limit_options(self) -> dict[str, Any]:
+        """generate's cache arguments, with the limit in tokens."""
+        options: dict[str, Any] = {"cache_limit": self.limit, "policy": self.policy, **dict(self.settings)}
+        if self.positions is not None:
+            options["positions"] = self.positions
+        if self.prefill_chunk is not None:
+            options["prefill_chunk"] = self.prefill_chunk
+        return options
+
+    @property
+    def decoding(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"max_new_tokens": self.max_new}
+        if self.min_new is not None:
+            kwargs["min_new_tokens"] = self.min_new
+        if self.mode == "beams":
+            kwargs.update(num_beams=self.num_beams, num_return_sequences=self.num_return, do_sample=False)
+        else:
+            kwargs.update(do_sample=self.mode == "sample", num_return_sequences=self.num_return)
+            if self.mode == "sample":
+                kwargs.update(dict(self.sampling))
+        return kwargs
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    family = draw(st.sampled_from(FAMILIES))
+    policy = draw(st.sampled_from(list(POLICIES)))
+    chosen: dict[str, int] = {}
+    if policy in policies_taking("n_sink"):
+        chosen["n_sink"] = draw(st.integers(0, 3))
+    if policy in policies_taking("n_recent") and draw(st.booleans()):
+        chosen["n_recent"] = draw(st.integers(0, 3))
+    by_rule = sum(chosen.values())  # sinks (and knorm's recent window) are kept by rule
+    limit = draw(st.integers(by_rule + 2, 16))
+    room = limit - chosen.get("n_sink", 0)
+    positions = None
+    if family in LEARNED_POSITION_FAMILIES:
+        modes = [None, "clamp"] if POLICIES[policy].per_layer else [None, "reencode", "clamp"]
+        positions = draw(st.sampled_from(modes))
+    mode = draw(st.sampled_from(["greedy", "sample", "beams"]))
+    num_beams = draw(st.integers(2, 3)) if mode == "beams" else 1
+    sampling = draw(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "temperature": st.sampled_from([0.7, 1.3]),
+                "top_k": st.integers(2, 40),
+                "top_p": st.sampled_from([0.8, 0.95]),
+                "repetition_penalty": st.sampled_from([1.2]),
+            },
+        )
+    )
+    max_new = draw(st.integers(1, 20))
+    return Case(
+        family=family,
+        layers=draw(st.integers(1, 2)),
+        attn=draw(st.sampled_from(attn_implementations(family))),
+        lengths=tuple(draw(st.lists(st.integers(1, 14), min_size=1, max_size=3))),
+        limit=limit,
+        limit_in_bytes=draw(st.booleans()),
+        policy=policy,
+        settings=tuple(sorted(chosen.items())),
+        positions=positions,
+        mode=mode,
+        num_beams=num_beams,
+        num_return=draw(st.integers(1, {"greedy": 1, "sample": 2, "beams": num_beams}[mode])),
+        sampling=tuple(sorted(sampling.items())),
+        prefill_chunk=draw(st.none() | st.integers(1, room)),
+        max_new=max_new,
+        min_new=draw(st.none() | st.integers(0, max_new)),
+        seed=draw(st.integers(0, 2**16)),
+    )
+
+
+@functools.cache
+def model_for(family: str, layers: int, attn: str) -> Any:
+    return make_model(family, num_layers=layers, attn_implementation=attn)
+
+
+def run(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, **overrides: Any) -> Any:
+    options = {**case.limit_options, **case.decoding, **overrides}
+    torch.manual_seed(case.seed)
+    return kvlimit.generate(
+        model, input_ids=ids, attention_mask=mask, return_dict_in_generate=True, output_logits=True,
+        output_scores=True, **options,
+    )  # fmt: skip
+
+
+def check(case: Case) -> None:
+    """Every oracle of the module docstring for one case (replay a printed failure with `check(Case(...))`)."""
+    model = model_for(case.family, case.layers, case.attn)
+    ids, mask = left_padded(model, lengths=case.lengths, seed=case.seed)
+    rows = ids.shape[0] * max(case.num_beams, case.num_return)
+    budget = {}
+    if case.limit_in_bytes:
+        budget["cache_limit"] = f"{case.limit * kvlimit.kv_bytes_per_token(model) * rows}B"
+    with pytest.MonkeyPatch.context() as patch:
+        recorder = LimitRecorder(patch, case.limit)
+        out = run(case, model, ids, mask, **budget)
+    assert recorder.steps >= 1 and out.cache.cache_limit == case.limit
+    assert max(out.cache.stored_tokens()) <= case.limit
+    if max(case.lengths) + case.max_new <= case.limit:
+        check_identity(case, model, ids, mask, out)
+    if case.mode == "beams":
+        check_beams(case, model, ids, mask, out)
+    else:
+        check_rows(case, model, ids, mask, out)
+
+
+def forced_logits(model: Any, ids: torch.Tensor, mask: torch.Tensor, tokens: list[int], **limit: Any):
+    """(steps, vocab) raw logits of greedy generation forced along `tokens` (kvlimit with `limit`, else stock)."""
+    kwargs = dict(input_ids=ids, attention_mask=mask, max_new_tokens=len(tokens), do_sample=False,
+                  logits_processor=[ForceTokens(tokens, ids.shape[1])], output_logits=True,
+                  return_dict_in_generate=True)  # fmt: skip
+    out = kvlimit.generate(model, **kwargs, **limit) if limit else model.generate(**kwargs)
+    assert out.sequences[0, ids.shape[1] :].tolist() == tokens
+    return torch.stack([step[0] for step in out.logits])
+
+
+def fresh_cache(case: Case, model: Any) -> kvlimit.BoundedCache:
+    """A new cache with the case's limit, policy and positions (the replay oracle's)."""
+    options = {k: v for k, v in case.limit_options.items() if k not in ("cache_limit", "prefill_chunk")}
+    config = kvlimit.LimitConfig.create(case.limit, options.pop("policy"), **options)
+    return kvlimit.build_cache(model, kvlimit.inspect_model(model), config, case.limit, None)
+
+
+def own_tokens(sequence: torch.Tensor, start: int) -> list[int]:
+    """A row's generated tokens up to and including its end-of-sequence token."""
+    tokens = sequence[start:].tolist()
+    return tokens[: tokens.index(EOS) + 1] if EOS in tokens else tokens
+
+
+def check_identity(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, out: Any) -> None:
+    """With the limit out of reach, kvlimit is stock generate."""
+    torch.manual_seed(case.seed)
+    stock = model.generate(input_ids=ids, attention_mask=mask, return_dict_in_generate=True, output_logits=True,
+                           output_scores=True, **case.decoding)  # fmt: skip
+    if case.mode == "beams":
+        assert torch.equal(out.sequences, stock.sequences)
+        torch.testing.assert_close(out.sequences_scores, stock.sequences_scores, atol=ATOL, rtol=1e-4)
+        return
+    for row in range(stock.sequences.shape[0]):
+        item = row // case.num_return
+        tokens = own_tokens(stock.sequences[row], ids.shape[1])
+        got = forced_logits(model, ids[item : item + 1], mask[item : item + 1], tokens, **case.limit_options)
+        want = torch.stack([step[row] for step in stock.logits])[: len(tokens)]
+        torch.testing.assert_close(got, want, atol=ATOL, rtol=1e-4)
+
+
+def check_rows(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, out: Any) -> None:
+    """Greedy and sampling: each row alone gets its batch logits, and a replay reproduces them all."""
+    logits = torch.stack(out.logits, dim=1)  # (rows, steps, vocab)
+    for row in range(out.sequences.shape[0]):
+        item = row // case.num_return
+        alone = ids[item : item + 1][mask[item : item + 1].bool()][None]
+        tokens = own_tokens(out.sequences[row], ids.shape[1])
+        got = forced_logits(model, alone, torch.ones_like(alone), tokens, **case.limit_options)
+        torch.testing.assert_close(logits[row, : len(tokens)], got, atol=ATOL, rtol=1e-4)
+    expanded_ids = ids.repeat_interleave(case.num_return, dim=0)
+    expanded_mask = mask.repeat_interleave(case.num_return, dim=0)
+    cache = fresh_cache(case, model)
+    replayed = replay_logits(model, cache, expanded_ids, expanded_mask, out.sequences[:, ids.shape[1] :],
+                             chunk=prefill_chunk(case, ids.shape[1], out.cache))  # fmt: skip
+    torch.testing.assert_close(torch.stack(replayed, dim=1), logits, atol=ATOL, rtol=1e-4)
+
+
+def check_beams(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, out: Any) -> None:
+    """Beam search: each prompt alone returns the same beams, and replaying each gives its score."""
+    for item in range(ids.shape[0]):
+        alone = ids[item : item + 1][mask[item : item + 1].bool()][None]
+        solo = run(case, model, alone, torch.ones_like(alone))
+        rows = slice(item * case.num_return, (item + 1) * case.num_return)
+        batch_sequences = out.sequences[rows, ids.shape[1] :]
+        solo_sequences = solo.sequences[:, alone.shape[1] :]
+        width = solo_sequences.shape[1]  # the batch runs on until its last prompt is done: filled after
+        assert torch.equal(batch_sequences[:, :width], solo_sequences)
+        fill = batch_sequences[:, width:]
+        assert bool(((fill == EOS) | (fill == model.generation_config.pad_token_id)).all())
+        torch.testing.assert_close(out.sequences_scores[rows], solo.sequences_scores, atol=ATOL, rtol=1e-4)
+        for r, row in enumerate(range(rows.start, rows.stop)):
+            cache = fresh_cache(case, model)
+            generated = out.sequences[row, ids.shape[1] :].tolist()
+            want = beam_score(model, cache, alone, torch.ones_like(alone), generated, 1.0,
+                              prefill_chunk(case, alone.shape[1], out.cache))  # fmt: skip
+            torch.testing.assert_close(solo.sequences_scores[r], want, atol=ATOL, rtol=1e-4)
+
+
+def prefill_chunk(case: Case, prompt_length: int, cache: Any) -> int | None:
+    """The chunk generate prefills a prompt of `prompt_length` columns with (None: one forward)."""
+    if case.prefill_chunk is not None:
+        return case.prefill_chunk
+    return cache.policy.default_chunk(case.limit) if prompt_length > case.limit else None
+
+
+@given(case=cases())
+@settings(max_examples=200, **PROFILE)
+def test_random_requests_hold_every_oracle(case: Case) -> None:
+    check(case)
+
+
+@pytest.mark.slow
+@given(case=cases())
+@settings(max_examples=2000, **PROFILE)
+def test_random_requests_hold_every_oracle_2000(case: Case) -> None:
+    check(case)
+
+
+# --- invalid requests ----------------------------------------------------------------------------
+
+#: How to spoil one argument of a valid case, and the name the error must give.
+SPOILERS = {
+    "cache_limit": lambda case: {"cache_limit": 0},
+    "n_sink": lambda case: {"n_sink": -1},
+    "n_recent": lambda case: {"n_recent": -2},
+    "prefill_chunk": lambda case: {"prefill_chunk": case.limit + 1},
+    "policy": lambda case: {"policy": "sink"},
+    "positions": lambda case: {"positions": "exact"},
+}
+
+
+@given(case=cases(), spoil=st.sampled_from(sorted(SPOILERS)))
+@settings(max_examples=60, **PROFILE)
+def test_invalid_requests_name_the_parameter(case: Case, spoil: str) -> None:
+    model = model_for(case.family, case.layers, case.attn)
+    ids, mask = left_padded(model, lengths=case.lengths, seed=case.seed)
+    options = {**case.limit_options, **SPOILERS[spoil](case)}
+    if spoil == "n_sink" and case.policy not in policies_taking("n_sink"):
+        options["policy"] = "sinks"
+    if spoil == "n_recent":
+        options["policy"] = "knorm"
+    with pytest.raises(ValueError, match=spoil):
+        kvlimit.generate(model, input_ids=ids, attention_mask=mask, **options, **case.decoding)
+
+
+def test_the_profile_has_the_cases_it_promises() -> None:
+    seen: list[Case] = []
+
+    @given(case=cases())
+    @settings(max_examples=200, **PROFILE)
+    def collect(case: Case) -> None:
+        seen.append(case)
+
+    collect()
+    assert len(seen) == 200
+    assert {c.mode for c in seen} == {"greedy", "sample", "beams"}
+    assert {c.policy for c in seen} == set(POLICIES) and len({c.family for c in seen}) >= 20
+    assert any(c.limit_in_bytes for c in seen) and any(c.prefill_chunk for c in seen)
+    assert any(max(c.lengths) + c.max_new <= c.limit for c in seen), "identity cases"
+    assert any(max(c.lengths) > c.limit for c in seen), "prompts longer than the limit"
+
+
+def test_a_case_is_printed_as_code_to_replay() -> None:
+    case = Case("llama", 1, "sdpa", (3, 5), 6, False, "sinks", (("n_sink", 1),), None, "greedy", 1, 1, (),
+                None, 4, None, 7)  # fmt: skip
+    assert eval(repr(case)) == case and replace(case, limit=7).limit == 7
+    check(case)
