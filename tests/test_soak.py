@@ -1,8 +1,7 @@
-"""The soak (`benchmarks/soak.py`) on 20,000 tokens: flat cache bytes, flat memory, flat step time.
+"""The soak (`benchmarks/soak.py`) on 20,000 tokens: one generate call, the cache's bytes constant.
 
-The committed figures come from the script's 100,000-token run (see the README); here a shorter run
-checks the same three properties: the cache's bytes never change, RSS grows by less than a few MiB
-after the warm-up, and the late steps are as fast as the early ones (a ratio within one run).
+The script's 100,000-token run measures memory and step time (ratios in one run, figures in the
+README); a test asserts only what is exact: every new token made, the cache's bytes never changing.
 """
 
 import importlib.util
@@ -25,9 +24,8 @@ def load_script():
 def test_twenty_thousand_tokens_stay_flat():
     result = load_script().soak(20_000, 32, warmup=2_000, window=2_000)
     assert result.tokens == 20_000
-    assert result.cache_bytes_min == result.cache_bytes_max > 0
-    assert result.rss_growth_mib < 4.0, f"RSS grew {result.rss_growth_mib:.2f} MiB after the warm-up"
-    assert result.late_over_early < 1.25, f"late steps {result.late_over_early:.2f}x the early ones"
+    # 32 tokens x (2 layers x K and V x 2 kv heads x 16 dims x 4 bytes)
+    assert result.cache_bytes_min == result.cache_bytes_max == 32 * (2 * 2 * 2 * 16 * 4)
 
 
 def test_soak_rejects_a_warmup_longer_than_the_run():

@@ -12,6 +12,7 @@ from .cache import BoundedCache, StepInputs
 from .config import LimitConfig
 from .generation import build_cache, disable, enable, forward_step, generate, kv_bytes_per_token
 from .integrations.hf import UnsupportedModelError, inspect_model, supported_families
+from .models import load_model, model_folder
 from .policies import POLICIES, EvictionPolicy, KeyNorm, Sinks, SlotView, Window, make_policy
 
 __version__ = "0.1.0"
@@ -35,6 +36,8 @@ __all__ = [
     "generate",
     "inspect_model",
     "kv_bytes_per_token",
+    "load_model",
     "make_policy",
+    "model_folder",
     "supported_families",
 ]

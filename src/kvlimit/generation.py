@@ -122,29 +122,51 @@ def generate(
     call = hf.generate_call_locals()
     streamer = streamer if streamer is not None else call.get("streamer")
     mode = hf.generation_mode(generation_config, call.get("assistant_model"))
+    options = {"policy": policy, "n_sink": n_sink, "n_recent": n_recent, "positions": positions,
+               "prefill_chunk": prefill_chunk}  # fmt: skip
     if cache_limit is None:
-        options = {"policy": policy, "n_sink": n_sink, "n_recent": n_recent, "positions": positions,
-                   "prefill_chunk": prefill_chunk}  # fmt: skip
         if any(v is not None for v in options.values()):
             raise _needs_limit(options)
         return hf.run_decoding(
             model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
         )
-
-    options = {"policy": policy, "n_sink": n_sink, "n_recent": n_recent}
-    config = _limit_config(cache_limit, {**options, "positions": positions, "prefill_chunk": prefill_chunk})
+    config = _limit_config(cache_limit, options)
     hf.check_decoding_mode(mode)
     spec = hf.inspect_model(model)
     if kwargs.get("inputs_embeds") is not None:
         raise ValueError("kvlimit does not support inputs_embeds; pass input_ids")
+    generation_config = _with_cache_on(generation_config, kwargs)
+    cache, chunk = _prepare_cache(model, spec, config, input_ids, int(generation_config.max_length), kwargs)
+    with hf.steer_generation(model, cache, spec):
+        if chunk is not None:
+            prefill(model, cache, input_ids, kwargs["attention_mask"], chunk)
+        return hf.run_decoding(
+            model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
+        )
+
+
+def _with_cache_on(generation_config: Any, kwargs: dict[str, Any]) -> Any:
+    """A copy of the generation config with `use_cache` on (some configs, MPT's, default to no cache)."""
     generation_config = copy.deepcopy(generation_config)
     if not generation_config.use_cache:
-        # some configs (MPT) default to no cache; a cache limit means a cache, and outputs are the same
+        # a cache limit means a cache, and the outputs are the same
         logger.info("kvlimit: turning use_cache on (the model's generation config had it off)")
         generation_config.use_cache = True
         kwargs["use_cache"] = True
+    return generation_config
+
+
+def _prepare_cache(
+    model: Any,
+    spec: hf.ModelSpec,
+    config: LimitConfig,
+    input_ids: torch.Tensor,
+    max_length: int,
+    kwargs: dict[str, Any],
+) -> tuple[BoundedCache, int | None]:
+    """The call's bounded cache (put into `kwargs`) and the prompt's prefill chunk (None: one forward)."""
     rows, prompt_length = input_ids.shape
-    cache = _cache_for_call(model, spec, config, kwargs, rows, int(generation_config.max_length))
+    cache = _cache_for_call(model, spec, config, kwargs, rows, max_length)
     chunk = _prefill_chunk(config, cache, prompt_length)
     kwargs["cache"] = cache
     if kwargs.get("attention_mask") is None:
@@ -158,12 +180,7 @@ def generate(
         cache.slots,
         f", prefill in chunks of {chunk}" if chunk else "",
     )
-    with hf.steer_generation(model, cache, spec):
-        if chunk is not None:
-            prefill(model, cache, input_ids, kwargs["attention_mask"], chunk)
-        return hf.run_decoding(
-            model, mode, input_ids, logits_processor, stopping_criteria, generation_config, streamer, kwargs
-        )
+    return cache, chunk
 
 
 def _generate_from_user(

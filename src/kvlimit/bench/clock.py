@@ -17,6 +17,8 @@ from typing import Any
 import torch
 from transformers import StoppingCriteria
 
+from ..integrations.hf import kv_bytes
+
 __all__ = ["Progress", "StepClock", "dynamic_cache_bytes", "dynamic_cache_tokens", "sync"]
 
 #: progress(phase, done, total): called at most every few tokens, never required.
@@ -66,12 +68,7 @@ class StepClock(StoppingCriteria):
 
 def dynamic_cache_bytes(cache: Any) -> int:
     """K/V bytes held by a transformers cache (all layers, all rows)."""
-    total = 0
-    for layer in getattr(cache, "layers", []):
-        for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-            if isinstance(tensor, torch.Tensor):
-                total += tensor.numel() * tensor.element_size()
-    return total
+    return kv_bytes(cache)
 
 
 def dynamic_cache_tokens(cache: Any) -> int:

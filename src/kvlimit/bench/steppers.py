@@ -15,7 +15,6 @@ that asks the model for the last position's logits only, where its forward takes
 
 from __future__ import annotations
 
-import inspect
 import time
 from typing import Any
 
@@ -25,7 +24,7 @@ from transformers import DynamicCache
 from ..cache import BoundedCache
 from ..config import LimitConfig
 from ..generation import build_cache, forward_step
-from ..integrations.hf import inspect_model, text_config
+from ..integrations.hf import inspect_model, takes_logits_to_keep, text_config
 from .clock import sync
 
 __all__ = [
@@ -69,7 +68,7 @@ def new_bounded_cache(model: Any, cache_limit: int, policy: str, max_length: int
 
 def logits_to_keep(model: Any) -> dict[str, Any]:
     """`{"logits_to_keep": 1}` where the model takes it: a fill or recompute forward needs the last logits only."""
-    return {"logits_to_keep": 1} if "logits_to_keep" in inspect.signature(model.forward).parameters else {}
+    return {"logits_to_keep": 1} if takes_logits_to_keep(model) else {}
 
 
 class KvlimitStepper(Stepper):

@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 import torch
 
-from ..integrations.hf import Cache, DynamicSlidingWindowLayer
+from ..integrations.hf import Cache, DynamicSlidingWindowLayer, kv_bytes
 from ..policies import EvictionPolicy
 from ..positions import PositionKeeper, RopeSpec
 from .layer import BoundedLayer
@@ -455,9 +455,4 @@ class BoundedCache(Cache):
 
     def nbytes(self) -> int:
         """Bytes held by keys and values (all layers, all rows), allocated storage included."""
-        total = 0
-        for layer in self.layers:
-            for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-                if isinstance(tensor, torch.Tensor):
-                    total += tensor.numel() * tensor.element_size()
-        return total
+        return kv_bytes(self)

@@ -38,7 +38,6 @@ total, elapsed seconds, running perplexity, tokens the cache or window holds). I
 
 from __future__ import annotations
 
-import inspect
 import logging
 import math
 import time
@@ -302,7 +301,7 @@ def recompute_perplexity(
     n = ids.numel()
     label = f"recompute@{cache_limit}"
     run = _Run(label, n, progress)
-    keep_logits = _accepts(model, "logits_to_keep")
+    keep_logits = hf.takes_logits_to_keep(model)
     per_token = kv_bytes_per_token(model)
     logger.info("%s: %d tokens, chunk %d", label, n, chunk)
     widest = 0
@@ -383,8 +382,8 @@ def full_perplexity(
         run.score(out.logits[0], ids, start)
         del out
         done = stop
-        peak = max(peak, _cache_bytes(cache))
-        run.report(stop, cache.get_seq_length(), _cache_bytes(cache))
+        peak = max(peak, hf.kv_bytes(cache))
+        run.report(stop, cache.get_seq_length(), hf.kv_bytes(cache))
     if note is not None:
         logger.warning("full: %s", note)
     del cache
@@ -530,22 +529,6 @@ def _finite(value: float | None) -> float | None:
     if value is None or not math.isfinite(value):
         return None
     return round(float(value), 6)
-
-
-def _accepts(model: Any, name: str) -> bool:
-    try:
-        return name in inspect.signature(model.forward).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _cache_bytes(cache: Any) -> int:
-    total = 0
-    for layer in getattr(cache, "layers", []):
-        for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-            if isinstance(tensor, torch.Tensor):
-                total += tensor.numel() * tensor.element_size()
-    return total
 
 
 def _is_oom(exc: BaseException) -> bool:

@@ -79,6 +79,7 @@ __all__ = [
     "inspect_model",
     "is_prepared_call",
     "is_user_cache",
+    "kv_bytes",
     "make_reencode_fn",
     "model_name",
     "probe_kv_bytes_per_token",
@@ -621,6 +622,16 @@ def generation_mode(generation_config: GenerationConfig, assistant_model: Any = 
 def stock_generate(model: Any, *args: Any, **kwargs: Any) -> Any:
     """transformers' own `generate`, bypassing an instance-level override set by `kvlimit.enable`."""
     return type(model).generate(model, *args, **kwargs)
+
+
+def kv_bytes(cache: Any) -> int:
+    """Bytes of keys and values a transformers cache holds now (every layer, every row), allocated storage included."""
+    total = 0
+    for layer in getattr(cache, "layers", []):
+        for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+            if isinstance(tensor, torch.Tensor):
+                total += tensor.numel() * tensor.element_size()
+    return total
 
 
 def probe_kv_bytes_per_token(model: PreTrainedModel) -> int:

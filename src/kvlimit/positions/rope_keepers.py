@@ -157,15 +157,10 @@ class RopeSinks(PositionKeeper):
     def _maybe_rebase(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
         """Move a row's keys to in-cache positions when its step would reach `rebase_after`."""
         rows = cache.rows
-        if self.rebase_after is None:
+        renumbered = rows.renumbering(incoming, self.rebase_after)
+        if renumbered is None:
             return
-        due = rows.reaching(incoming, self.rebase_after)
-        new_shift = [
-            s - k if d else old for s, k, old, d in zip(rows.seen, rows.kept, rows.shift, due, strict=True)
-        ]
-        delta = [old - new for old, new in zip(rows.shift, new_shift, strict=True)]
-        if all(d == 0 for d in delta):
-            return
+        new_shift, delta = renumbered
         device = rows.shift_t.device
         delta_t = torch.tensor(delta, device=device)
         start = self.n_sink  # sinks are rotated from their pristine copy, not rebased
@@ -196,16 +191,11 @@ class RopeRanks(PositionKeeper):
 
     def place(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
         rows = cache.rows
-        if self.rank_after is None:
-            return
         # Only the rows that reached the bound are ranked, to 0..n-1, and the new token gets n.
-        due = rows.reaching(incoming, self.rank_after)
-        new_shift = [
-            s - k if d else old for s, k, old, d in zip(rows.seen, rows.kept, rows.shift, due, strict=True)
-        ]
-        delta = [old - new for old, new in zip(rows.shift, new_shift, strict=True)]
-        if all(d == 0 for d in delta):
+        renumbered = rows.renumbering(incoming, self.rank_after)
+        if renumbered is None:
             return
+        new_shift, delta = renumbered
         self._rank(cache, delta)
         rows.set(shift=new_shift)
         cache.stats["rebases"] += 1
