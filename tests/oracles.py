@@ -76,7 +76,7 @@ def replay_logits(
     prompt / prompt_mask: (batch, P); continuation: (batch, T). Returns T tensors (batch, vocab): the
     logits after the prompt and after each continuation token but the last, as generation saw them.
     `chunk`: the prompt is fed as generate prefills it (`kvlimit.generation.prefill_spans`, then its
-    last column); None: in one forward.
+    last column as a decode step); None: in one forward.
     """
     outputs = []
 
@@ -85,11 +85,12 @@ def replay_logits(
         return kvlimit.forward_step(model, cache, ids, mask).logits[:, -1]
 
     width = prompt.shape[1]
-    spans = [(0, width)]
-    if chunk is not None:
-        spans = [*kvlimit.generation.prefill_spans(width, chunk), (width - 1, width)]
-    for start, end in spans:
-        logits = forward(prompt[:, start:end], prompt_mask[:, start:end])
+    if chunk is None:
+        logits = forward(prompt, prompt_mask)
+    else:
+        for start, end in kvlimit.generation.prefill_spans(width, chunk):
+            forward(prompt[:, start:end], prompt_mask[:, start:end])
+        logits = forward(prompt[:, -1:], None if width > 1 else prompt_mask[:, -1:])
     outputs.append(logits)
     for t in range(continuation.shape[1] - 1):
         outputs.append(forward(continuation[:, t : t + 1], None))

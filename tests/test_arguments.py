@@ -13,9 +13,11 @@ import pytest
 import torch
 
 import kvlimit
+import kvlimit.generation
 from kvlimit import cli, clitools
 
 IDS = torch.tensor([[5, 6, 7, 8, 9]])
+NAMES = ", ".join(kvlimit.POLICIES)
 
 # (arguments to generate besides the model and inputs, a regex the message must match)
 GENERATE = [
@@ -28,11 +30,11 @@ GENERATE = [
     ({"cache_limit": 4, "n_sink": 4}, r"protects 4 tokens.*cache_limit=4.*smaller than cache_limit"),
     (
         {"cache_limit": 8, "policy": "sink"},
-        r"policy='sink' is not a known policy \(did you mean 'sinks'\?\); known policies: sinks, window, knorm",
+        rf"policy='sink' is not a known policy \(did you mean 'sinks'\?\); known policies: {NAMES}",
     ),
     (
         {"cache_limit": 8, "policy": 3},
-        r"policy must be a policy name \(sinks, window, knorm\) or an EvictionPolicy",
+        rf"policy must be a policy name \({NAMES}\) or an EvictionPolicy",
     ),
     (
         {"cache_limit": 8, "policy": "window", "n_sink": 2},
@@ -55,7 +57,10 @@ GENERATE = [
         {"cache_limit": 8, "prefill_chunk": 5},
         r"prefill_chunk=5 is larger than the room .* use prefill_chunk <= 4",
     ),
-    ({"policy": "window"}, r"policy, n_sink, n_recent, positions and prefill_chunk need cache_limit"),
+    (
+        {"policy": "window"},
+        r"policy needs cache_limit: .* n_sink, n_recent, positions and prefill_chunk need cache_limit",
+    ),
     ({"n_sink": 2}, r"need cache_limit; pass cache_limit=N"),
 ]
 
@@ -163,3 +168,15 @@ def test_every_numeric_option_names_itself_when_out_of_range(command, option, ki
         cli.main([command, *REQUIRED[command], option, "many"])
     assert usage.value.code == 2
     assert f"argument {option}" in capsys.readouterr().err and "invalid" in err + "invalid"
+
+
+def test_every_policy_setting_is_an_argument_of_generate():
+    """transformers hands a custom_generate only the arguments its signature names."""
+    import inspect
+
+    from kvlimit.policies import POLICIES
+
+    parameters = set(inspect.signature(kvlimit.generate).parameters)
+    settings = {name for cls in POLICIES.values() for name in cls.settings()}
+    assert settings <= parameters, f"not arguments of kvlimit.generate: {sorted(settings - parameters)}"
+    assert set(kvlimit.generation.POLICY_SETTINGS) == settings

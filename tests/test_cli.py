@@ -24,11 +24,16 @@ import transformers
 
 import kvlimit
 from kvlimit import cli, clitools
-from kvlimit.clitools import CLIError
+from kvlimit.clitools import CLIError, names
 from kvlimit.commands.streaming import TextSink
 from kvlimit.models import load_model
+from kvlimit.policies import policies_taking
 
 from tinymodels import CHAT_TEMPLATE, PROMPT, TinyModel, build_tiny
+
+#: The policies that take each setting, as the messages name them (the registry decides).
+TAKE_N_SINK = names(policies_taking("n_sink"))
+TAKE_N_RECENT = names(policies_taking("n_recent"))
 
 MAX_NEW = 40
 LIMIT = 16
@@ -449,8 +454,8 @@ def assert_error(capsys: pytest.CaptureFixture[str], argv: list[Any], *needles: 
         (["--cache-limit", "4", "--n-sink", "4"], ["protects 4 tokens", "--cache-limit 4"]),
         (["--cache-limit", "4"], ["protects 4 tokens"]),  # the default n_sink
         (["--policy", "sink"], ["not a known policy", "did you mean 'sinks'"]),
-        (["--policy", "window", "--n-sink", "2"], ["--n-sink applies to --policy sinks and knorm only"]),
-        (["--policy", "sinks", "--n-recent", "2"], ["--n-recent applies to --policy knorm only"]),
+        (["--policy", "window", "--n-sink", "2"], [f"--n-sink applies to --policy {TAKE_N_SINK} only"]),
+        (["--policy", "sinks", "--n-recent", "2"], [f"--n-recent applies to --policy {TAKE_N_RECENT} only"]),
         (["--policy", "knorm", "--n-recent", "-1"], ["--n-recent must be >= 0; got -1"]),
         (
             ["--cache-limit", "8", "--policy", "knorm", "--n-recent", "4"],

@@ -33,9 +33,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kvlimit
+from kvlimit.integrations.hf import attention_families
 from kvlimit.policies import POLICIES, policies_taking
 
-from families import FAMILIES, LEARNED_POSITION_FAMILIES, attn_implementations, make_model
+from families import FAMILIES, LEARNED_POSITION_FAMILIES, attn_implementations, make_model, model_type
 from helpers import EOS, ForceTokens, beam_score, left_padded
 from oracles import LimitRecorder, replay_logits
 
@@ -61,7 +62,7 @@ class Case:
     limit: int
     limit_in_bytes: bool
     policy: str
-    settings: tuple[tuple[str, int], ...]
+    settings: tuple[tuple[str, Any], ...]
     positions: str | None
     mode: str  # "greedy", "sample" or "beams"
     num_beams: int
@@ -99,13 +100,20 @@ class Case:
 @st.composite
 def cases(draw: st.DrawFn) -> Case:
     family = draw(st.sampled_from(FAMILIES))
-    policy = draw(st.sampled_from(list(POLICIES)))
-    chosen: dict[str, int] = {}
+    # policies that choose by attention read it through transformers' registry: not bloom's or mpt's
+    readable = model_type(family) in attention_families()
+    policy = draw(
+        st.sampled_from([p for p, cls in POLICIES.items() if readable or not cls().reads_attention])
+    )
+    chosen: dict[str, Any] = {}
     if policy in policies_taking("n_sink"):
         chosen["n_sink"] = draw(st.integers(0, 3))
     if policy in policies_taking("n_recent") and draw(st.booleans()):
         chosen["n_recent"] = draw(st.integers(0, 3))
-    by_rule = sum(chosen.values())  # sinks (and knorm's recent window) are kept by rule
+    by_rule = sum(chosen.values())  # sinks (and knorm's and h2o's recent windows) are kept by rule
+    if policy in policies_taking("window"):  # snapkv's observation
+        chosen.update(window=draw(st.integers(0, 6)), pool=draw(st.sampled_from([1, 3])),
+                      decode_policy=draw(st.sampled_from(["sinks", "tova"])))  # fmt: skip
     limit = draw(st.integers(by_rule + 2, 16))
     room = limit - chosen.get("n_sink", 0)
     positions = None

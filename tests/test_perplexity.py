@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 import kvlimit
 import kvlimit.cache
-from kvlimit.clitools import CLIError
+from kvlimit.clitools import CLIError, names
 from kvlimit.eval import command
 from kvlimit.eval.perplexity import (
     PerplexityProgress,
@@ -38,6 +38,7 @@ from kvlimit.eval.perplexity import (
     streaming_perplexity,
 )
 from kvlimit.eval.plot import moving_average, plot_perplexity
+from kvlimit.policies import policies_taking
 
 from families import MAX_POSITIONS, VOCAB_SIZE, make_model
 from tinymodels import TinyModel, build_tiny
@@ -431,7 +432,7 @@ def test_command_runs_knorm_with_its_settings(tiny, text_file, capsys):
         (["--segment", "0"], "--segment"),
         (["--threads", "0"], "--threads"),
         (["--cache-limit", "4", "--n-sink", "4"], "--n-sink 4"),
-        (["--n-recent", "2"], "--n-recent applies to --policy knorm only"),
+        (["--n-recent", "2"], f"--n-recent applies to --policy {names(policies_taking('n_recent'))} only"),
         (["--policy", "knorm", "--cache-limit", "16", "--n-recent", "12"], "--n-recent 12 leaves no room"),
         (["--policy", "knorm", "--n-recent", "-1"], "--n-recent must be >= 0"),
         (["--plot", "out.jpg"], "PNG"),

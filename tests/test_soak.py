@@ -6,6 +6,7 @@ README); a test asserts only what is exact: every new token made, the cache's by
 
 import importlib.util
 import pathlib
+import sys
 
 import pytest
 
@@ -16,6 +17,7 @@ def load_script():
     spec = importlib.util.spec_from_file_location("soak", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses resolve their annotations through it
     spec.loader.exec_module(module)
     return module
 

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from . import models as _models
 from .config import parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
+from .policies import policies_taking
 
 PROG = "kvlimit"
 EXIT_USAGE = 2
@@ -41,6 +42,9 @@ def cli_names(message: str) -> str:
         ("cache_limit=", "--cache-limit "),
         ("n_sink=", "--n-sink "),
         ("n_recent=", "--n-recent "),
+        ("decode_policy=", "--decode-policy "),
+        ("window=", "--window "),
+        ("pool=", "--pool "),
         ("policy=", "--policy "),
     ):
         message = message.replace(python, option)
@@ -59,6 +63,64 @@ class ParagraphFormatter(argparse.HelpFormatter):
             else:
                 blocks.append(super()._fill_text(paragraph, width, indent))
         return "\n\n".join(blocks)
+
+
+#: The command-line option of every policy setting: (metavar, type, help; {takers} names the policies).
+SETTING_OPTIONS: dict[str, tuple[str, type, str]] = {
+    "n_sink": ("N", int, "tokens at the start that --policy {takers} never evict (default: 4)"),
+    "n_recent": (
+        "N",
+        int,
+        "newest tokens --policy {takers} keep by recency (default: knorm a quarter, h2o half the cache)",
+    ),
+    "window": (
+        "N",
+        int,
+        "--policy {takers}: the last N queries of a prompt chunk observe what to keep (default: 32)",
+    ),
+    "pool": (
+        "N",
+        int,
+        "--policy {takers}: observed scores are averaged over N neighbouring keys, N odd (default: 5)",
+    ),
+    "decode_policy": (
+        "P",
+        str,
+        "--policy {takers}: how generation goes on after the prompt, sinks or tova (default: sinks)",
+    ),
+}
+
+
+def names(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def add_policy_settings(group: Any) -> None:
+    """`--n-sink`, `--n-recent`, ... : one option per setting of the registered policies."""
+    for setting, (metavar, kind, text) in SETTING_OPTIONS.items():
+        group.add_argument(
+            "--" + setting.replace("_", "-"),
+            type=kind,
+            metavar=metavar,
+            default=None,
+            help=text.format(takers=names(policies_taking(setting))),
+        )
+
+
+def policy_settings_from_args(args: argparse.Namespace, policies: list[str]) -> dict[str, Any]:
+    """The policy settings given on the command line: numbers >= 0, each taken by one of `policies`."""
+    given = {s: getattr(args, s) for s in SETTING_OPTIONS if getattr(args, s, None) is not None}
+    for setting, value in given.items():
+        option = "--" + setting.replace("_", "-")
+        if isinstance(value, int):
+            check_number(value, option, at_least=0)
+        takers = policies_taking(setting)
+        if not set(takers) & set(policies):
+            raise CLIError(
+                f"{option} applies to --policy {names(takers)} only, not --policy {','.join(policies)}"
+            )
+    return given
 
 
 def status(args: argparse.Namespace, text: str) -> None:

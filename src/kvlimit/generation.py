@@ -15,6 +15,7 @@ Contract
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import logging
@@ -36,8 +37,11 @@ REBASE_MIN = 32768
 #: Per-layer policies re-rank RoPE keys to in-cache positions when positions reach this x the limit,
 #: so no kept key is ever further than that from the query.
 RANK_EVERY = 2
+#: Every setting of a registered policy is an argument of generate (transformers hands a
+#: custom_generate only the arguments its signature names; tests/test_arguments.py checks the list).
+POLICY_SETTINGS = ("n_sink", "n_recent", "window", "pool", "decode_policy")
 #: Arguments of generate that configure the bounded cache (all need cache_limit).
-_LIMIT_OPTIONS = ("policy", "n_sink", "n_recent", "positions", "prefill_chunk")
+_LIMIT_OPTIONS = ("policy", "positions", "prefill_chunk", *POLICY_SETTINGS)
 
 
 def _needs_limit(options: dict[str, Any]) -> ValueError:
@@ -45,20 +49,20 @@ def _needs_limit(options: dict[str, Any]) -> ValueError:
     given = " and ".join(name for name, value in options.items() if value is not None)
     verb = "needs" if " and " not in given else "need"
     return ValueError(
-        f"{given} {verb} cache_limit: policy, n_sink, n_recent, positions and prefill_chunk need cache_limit; "
-        "pass cache_limit=N"
+        f"{given} {verb} cache_limit: policy, window, pool, decode_policy, n_sink, n_recent, positions and "
+        "prefill_chunk need cache_limit; pass cache_limit=N"
     )
 
 
 def _limit_config(cache_limit: int | str, options: dict[str, Any]) -> LimitConfig:
     """The validated `LimitConfig` of generate's cache arguments (`options` keyed by `_LIMIT_OPTIONS`)."""
+    settings = {name: options.get(name) for name in POLICY_SETTINGS}
     return LimitConfig.create(
         cache_limit,
         options.get("policy"),
         positions=options.get("positions"),
         prefill_chunk=options.get("prefill_chunk"),
-        n_sink=options.get("n_sink"),
-        n_recent=options.get("n_recent"),
+        **settings,
     )
 
 
@@ -73,6 +77,9 @@ def generate(
     policy: str | EvictionPolicy | None = None,
     n_sink: int | None = None,
     n_recent: int | None = None,
+    window: int | None = None,
+    pool: int | None = None,
+    decode_policy: str | None = None,
     positions: str | None = None,
     prefill_chunk: int | None = None,
     streamer: Any = None,
@@ -85,16 +92,21 @@ def generate(
         input_ids: (batch, prompt) token ids, left-padded for batches (with `attention_mask`).
         cache_limit: the most tokens the cache holds per sequence (int), or a memory budget for the
             whole cache such as "256MiB". None: stock generate.
-        policy: "sinks" (default: StreamingLLM, first `n_sink` tokens + most recent), "window",
-            "knorm" (per layer: sinks, the `n_recent` newest, then the keys of smallest L2 norm), or
-            an `EvictionPolicy` object.
-        n_sink: sink tokens kept by the "sinks" and "knorm" policies (default 4).
-        n_recent: newest tokens "knorm" keeps by recency (default: a quarter of the limit).
+        policy: a registered policy's name (`kvlimit.POLICIES`): "sinks" (default: StreamingLLM,
+            the first `n_sink` tokens + the most recent), "window", and per layer "knorm" (smallest
+            key norms), "tova" (the tokens the newest query attends to most), "h2o" (the most
+            attended, on average) or "snapkv" (long prompts: what each chunk's last queries attend
+            to); or an `EvictionPolicy` object.
+        n_sink: the first tokens every policy but "window" never evicts (default 4).
+        n_recent: newest tokens "knorm" and "h2o" keep by recency (default: a quarter / half the limit).
+        window: "snapkv": how many of a prompt chunk's last queries observe (default 32).
+        pool: "snapkv": observed scores are averaged over this many neighbouring keys (odd, default 5).
+        decode_policy: "snapkv": how generation goes on after the prompt, "sinks" (default) or "tova".
         positions: "auto"; for learned-absolute-position models (gpt2, opt, gpt_bigcode) also
             "reencode" (default: re-encode the kept window when positions would leave the table)
             or "clamp" (cheap: positions stop at the table's last entry).
-        prefill_chunk: tokens per forward when the prompt is longer than the limit
-            (default: a quarter of the unprotected limit).
+        prefill_chunk: tokens per forward when the prompt is longer than the limit (default: a
+            quarter of the limit, at most the limit minus the protected tokens).
         streamer: a transformers streamer; receives the tokens as they are generated.
         **kwargs: anything transformers' `generate` takes (max_new_tokens, do_sample, num_beams, ...).
 
@@ -102,6 +114,8 @@ def generate(
         What transformers' `generate` returns: a tensor of sequences, or a `ModelOutput` with
         `return_dict_in_generate=True` whose `cache` is the `BoundedCache`.
     """
+    options = {"policy": policy, "positions": positions, "prefill_chunk": prefill_chunk, "n_sink": n_sink,
+               "n_recent": n_recent, "window": window, "pool": pool, "decode_policy": decode_policy}  # fmt: skip
     if not hf.is_prepared_call(logits_processor, stopping_criteria, generation_config, kwargs):
         return _generate_from_user(
             model,
@@ -110,20 +124,14 @@ def generate(
             stopping_criteria,
             generation_config,
             cache_limit=cache_limit,
-            policy=policy,
-            n_sink=n_sink,
-            n_recent=n_recent,
-            positions=positions,
-            prefill_chunk=prefill_chunk,
             streamer=streamer,
+            **options,
             **kwargs,
         )
     assert input_ids is not None
     call = hf.generate_call_locals()
     streamer = streamer if streamer is not None else call.get("streamer")
     mode = hf.generation_mode(generation_config, call.get("assistant_model"))
-    options = {"policy": policy, "n_sink": n_sink, "n_recent": n_recent, "positions": positions,
-               "prefill_chunk": prefill_chunk}  # fmt: skip
     if cache_limit is None:
         if any(v is not None for v in options.values()):
             raise _needs_limit(options)
@@ -336,7 +344,9 @@ def forward_step(
     spec = cache.model_spec or hf.inspect_model(model)
     columns = None if attention_mask is None else attention_mask.to(input_ids.device)
     inputs = hf.step_model_inputs(model, cache, spec, input_ids, columns)
-    with torch.no_grad():
+    with torch.no_grad(), contextlib.ExitStack() as stack:
+        if cache.attention_record is not None:
+            stack.enter_context(hf.attention_tap(model, spec, cache.attention_record))
         out = model(input_ids=input_ids, cache=cache, use_cache=True, **inputs, **forward_kwargs)
     cache.advance()
     return out
@@ -358,14 +368,13 @@ def prefill(
 ) -> None:
     """Feed a prompt but its last column through `cache` in the chunks of `prefill_spans`.
 
-    generate then runs the last column itself (its logits give the first new token): transformers
-    slices the prompt by the columns the cache has seen.
+    generate then runs the last column itself (its logits give the first new token), as a decode
+    step (one real token per row): transformers slices the prompt by the columns the cache has seen.
     """
     extra = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
-    padded = not bool(attention_mask.all())  # unpadded chunks need no mask (one token: a decode step)
     for start, end in prefill_spans(input_ids.shape[1], chunk):
-        columns = attention_mask[:, start:end] if padded else None
-        forward_step(model, cache, input_ids[:, start:end], columns, **extra)
+        # with their mask columns, chunks are planned as prompt chunks (the phase SnapKV reads)
+        forward_step(model, cache, input_ids[:, start:end], attention_mask[:, start:end], **extra)
 
 
 def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int) -> int | None:

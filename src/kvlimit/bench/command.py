@@ -32,8 +32,10 @@ from ..clitools import (
     Progress,
     add_common_arguments,
     add_model_arguments,
+    add_policy_settings,
     load_from_args,
     parse_list,
+    policy_settings_from_args,
 )
 from ..policies import POLICIES
 from .report import report_lines
@@ -110,8 +112,10 @@ def _add_workload_arguments(runs: argparse._ArgumentGroup) -> None:
         "--policy",
         metavar="P[,P...]",
         default="sinks",
-        help=f"kvlimit policies, comma-separated, from {', '.join(POLICIES)} (default: sinks)",
+        help=f"kvlimit policies, comma-separated, from {', '.join(POLICIES)} (default: sinks); each takes "
+        "the settings below that apply to it",
     )
+    add_policy_settings(runs)
     runs.add_argument("--no-stock", action="store_true", help="skip the stock generate run")
     runs.add_argument(
         "--prompt",
@@ -199,6 +203,7 @@ def settings_from_args(args: argparse.Namespace) -> BenchSettings:
         cache_limit=args.cache_limit,
         tokens=args.tokens,
         policies=tuple(policies),
+        policy_settings=policy_settings_from_args(args, policies),
         buckets=args.buckets,
         interleaved_rounds=args.interleaved_rounds,
         recompute_steps=args.recompute_steps,

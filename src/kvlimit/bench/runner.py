@@ -59,6 +59,7 @@ from transformers import DynamicCache, StoppingCriteriaList
 from .. import __version__
 from ..generation import generate, kv_bytes_per_token
 from ..integrations.hf import attn_implementation, inspect_model, model_name, text_config
+from ..policies import EvictionPolicy, make_policy, settings_for
 from .clock import Progress, StepClock, dynamic_cache_bytes, dynamic_cache_tokens, sync
 from .memory import MemoryWatch
 from .report import TARGETS, compute_ratios, evaluate_targets, report_lines
@@ -99,6 +100,7 @@ class BenchSettings:
             the interleaved block).
         tokens: new tokens T per generate run.
         policies: kvlimit policies, one generate run (and one interleaved variant) each.
+        policy_settings: settings (`n_sink`, ...) given to each policy that takes them.
         prompt_ids: the prompt's token ids (None: `prompt_length` fixed pseudo-random ids).
         prompt_length: length of the default prompt.
         buckets: latency is summarised in this many equal buckets of tokens.
@@ -119,6 +121,7 @@ class BenchSettings:
     cache_limit: int
     tokens: int
     policies: tuple[str, ...] = ("sinks",)
+    policy_settings: dict[str, Any] = field(default_factory=dict)
     prompt_ids: list[int] | None = None
     prompt_length: int = 16
     buckets: int = 20
@@ -132,6 +135,10 @@ class BenchSettings:
     keep_raw: bool = False
     seed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def policy(self, name: str) -> EvictionPolicy:
+        """The policy `name` with the `policy_settings` it takes."""
+        return make_policy(name, **settings_for(name, **self.policy_settings))
 
     def check(self) -> None:
         """Raise ValueError naming the first bad setting."""
@@ -308,7 +315,7 @@ def _warm_up(model: Any, prompt: torch.Tensor, settings: BenchSettings) -> None:
             input_ids=prompt,
             attention_mask=mask,
             cache_limit=settings.cache_limit,
-            policy=settings.policies[0],
+            policy=settings.policy(settings.policies[0]),
             **_generate_kwargs(model, tokens),
         )
         if settings.run_stock:
@@ -408,7 +415,7 @@ def _run_cache(
     if policy is None:
         stock = DynamicCache(config=text_config(model))
         return stock, lambda: dynamic_cache_bytes(stock), lambda: dynamic_cache_tokens(stock)
-    bounded = new_bounded_cache(model, settings.cache_limit, policy, max_length)
+    bounded = new_bounded_cache(model, settings.cache_limit, settings.policy(policy), max_length)
     return bounded, bounded.nbytes, lambda: max(bounded.stored_tokens(), default=0)
 
 
@@ -435,7 +442,7 @@ def _call_generate(
         input_ids=prompt,
         attention_mask=torch.ones_like(prompt),
         cache_limit=settings.cache_limit,
-        policy=policy,
+        policy=cache.policy,
         cache=cache,
         stopping_criteria=StoppingCriteriaList([clock]),
         **kwargs,
@@ -542,9 +549,13 @@ def _steppers(
     far_steps = settings.far_steps and far > limit + 8
     steppers: dict[str, Stepper] = {}
     for policy in settings.policies:
-        steppers[f"kvlimit-{policy}"] = KvlimitStepper(model, limit, policy, fill[:, : limit + 8], step_ids)
+        steppers[f"kvlimit-{policy}"] = KvlimitStepper(
+            model, limit, settings.policy(policy), fill[:, : limit + 8], step_ids
+        )
         if far_steps:
-            steppers[f"kvlimit-{policy}@T"] = KvlimitStepper(model, limit, policy, fill[:, :far], step_ids)
+            steppers[f"kvlimit-{policy}@T"] = KvlimitStepper(
+                model, limit, settings.policy(policy), fill[:, :far], step_ids
+            )
     steppers["stock"] = StockStepper(model, fill[:, : limit - 1], step_ids, extra)
     if far_steps and settings.run_stock:
         steppers["stock@T"] = StockStepper(model, fill[:, : far - 1], step_ids, extra)

@@ -25,6 +25,7 @@ from ..cache import BoundedCache
 from ..config import LimitConfig
 from ..generation import build_cache, forward_step
 from ..integrations.hf import inspect_model, takes_logits_to_keep, text_config
+from ..policies import EvictionPolicy
 from .clock import sync
 
 __all__ = [
@@ -60,7 +61,9 @@ def timed(stepper: Stepper, device: torch.device) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def new_bounded_cache(model: Any, cache_limit: int, policy: str, max_length: int | None) -> BoundedCache:
+def new_bounded_cache(
+    model: Any, cache_limit: int, policy: str | EvictionPolicy, max_length: int | None
+) -> BoundedCache:
     """A kvlimit cache of `cache_limit` tokens evicting by `policy` (`max_length`: the run's total length)."""
     config = LimitConfig.create(cache_limit, policy)
     return build_cache(model, inspect_model(model), config, cache_limit, max_length)
@@ -75,7 +78,7 @@ class KvlimitStepper(Stepper):
     """A kvlimit cache fed `fill` (in chunks); a step is `kvlimit.forward_step` of one token, planning included."""
 
     def __init__(
-        self, model: Any, cache_limit: int, policy: str, fill: torch.Tensor, step_ids: torch.Tensor
+        self, model: Any, cache_limit: int, policy: EvictionPolicy, fill: torch.Tensor, step_ids: torch.Tensor
     ) -> None:
         self.model = model
         self.cache = new_bounded_cache(model, cache_limit, policy, None)

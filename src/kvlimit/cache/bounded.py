@@ -45,6 +45,7 @@ import torch
 from ..integrations.hf import Cache, DynamicSlidingWindowLayer, kv_bytes
 from ..policies import EvictionPolicy
 from ..positions import PositionKeeper, RopeSpec
+from .attention import AttentionRecorder
 from .layer import BoundedLayer
 from .plan import GroupWrites, StepPlan, decode_slots, evict, place_chunk, shown_to_chunk
 from .rows import RowCounters
@@ -122,7 +123,7 @@ class BoundedCache(Cache):
         layers: list[Any] = []
         self._bounded: dict[int, BoundedLayer] = {}
         self.sliding_layers: dict[int, DynamicSlidingWindowLayer] = {}
-        statistic = policy.token_statistic if policy.per_layer else None
+        statistic = policy.token_statistic if policy.keeps_key_statistic else None
         for idx, kind in enumerate(layout.kinds):
             if kind == "bounded":
                 group = len(self._bounded) if policy.per_layer else 0
@@ -149,6 +150,12 @@ class BoundedCache(Cache):
         #: The `ModelSpec` this cache was built for (set by `kvlimit.build_cache`).
         self.model_spec: Any = None
         self.stats = {"rebases": 0, "reencodes": 0, "evicted": 0}
+        #: records the attention each stored key receives, for policies that choose by attention
+        self.recorder = (
+            AttentionRecorder(self, window=getattr(policy, "window", 32), pool=getattr(policy, "pool", 5))
+            if policy.reads_attention
+            else None
+        )
         self._reset_rows()
 
     # --- rows ---------------------------------------------------------------------------------
@@ -165,8 +172,16 @@ class BoundedCache(Cache):
 
     def _init_rows(self, batch: int, device: torch.device) -> None:
         self._rows = RowCounters.zeros(batch, device)
+        modes = {self.policy.attention_mode("decode"), self.policy.attention_mode("chunk")} - {None}
         self.slot_groups = [
-            SlotState.empty(batch, self.slots, device, with_statistic=self.policy.per_layer)
+            SlotState.empty(
+                batch,
+                self.slots,
+                device,
+                with_statistic=self.policy.keeps_key_statistic,
+                with_attention=bool(modes),
+                with_count="mean" in modes,
+            )
             for _ in range(self.n_groups)
         ]
         self.keeper.start(self)
@@ -194,6 +209,20 @@ class BoundedCache(Cache):
 
     def bounded_layers(self) -> list[BoundedLayer]:
         return list(self._bounded.values())
+
+    def bounded_layer(self, layer_idx: int) -> BoundedLayer | None:
+        """The bounded layer of model layer `layer_idx`, or None (one of transformers' own sliding layers)."""
+        return self._bounded.get(layer_idx)
+
+    @property
+    def current_plan(self) -> StepPlan | None:
+        """The plan of the open step (between `prepare_step` and `advance`), else None."""
+        return self._plan if self.step_open else None
+
+    @property
+    def attention_record(self) -> Any:
+        """Where the attention of this cache's layers is reported (None: the policy reads none)."""
+        return None if self.recorder is None else self.recorder.record
 
     def rope_layers(self) -> list[tuple[BoundedLayer, RopeSpec]]:
         """The initialized bounded layers whose keys carry RoPE, with their spec."""
@@ -314,6 +343,8 @@ class BoundedCache(Cache):
             else attention_mask.to(device=input_ids.device).bool()
         )
         counts = real.sum(dim=1).tolist()
+        if self.recorder is not None:
+            self.recorder.real = real
         self.keeper.begin_step(self, counts)
         rows = self.rows
         need = [max(0, kept + r - self.slots) for kept, r in zip(rows.kept, counts, strict=True)]

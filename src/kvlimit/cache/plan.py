@@ -145,7 +145,7 @@ def evict(
     permutes = []
     for group in groups:
         # empty slots are not evicted: they are the room already there
-        scores = policy.keep_scores(group.view()).masked_fill(~group.valid, float("inf"))
+        scores = policy.keep_scores(group.view("chunk")).masked_fill(~group.valid, float("inf"))
         slots = lowest_slots(scores, group.token_index, most)[rows, ranks]
         if not torch.isfinite(scores[rows, slots]).all():
             raise RuntimeError(

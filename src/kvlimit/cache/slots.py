@@ -25,8 +25,11 @@ class SlotState:
         token_index: long, the token's index among its row's real tokens, -1 when empty.
         token_ids: long, the token's id, -1 when empty.
         positions: long, the position the stored key is encoded at.
-        statistic: float32, the per-layer policy's `token_statistic` of the stored key (None for
-            positional policies).
+        statistic: float32, the per-layer policy's `token_statistic` of the stored key (None unless
+            the policy keeps one).
+        attention: float32, the attention the stored key received (policies that read attention;
+            summed over queries where `attention_count` exists).
+        attention_count: float32, how many queries could see the stored key ("mean" attention).
     """
 
     valid: torch.Tensor
@@ -34,29 +37,46 @@ class SlotState:
     token_ids: torch.Tensor
     positions: torch.Tensor
     statistic: torch.Tensor | None = None
+    attention: torch.Tensor | None = None
+    attention_count: torch.Tensor | None = None
 
     @classmethod
-    def empty(cls, batch: int, slots: int, device: torch.device, *, with_statistic: bool) -> SlotState:
+    def empty(
+        cls,
+        batch: int,
+        slots: int,
+        device: torch.device,
+        *,
+        with_statistic: bool = False,
+        with_attention: bool = False,
+        with_count: bool = False,
+    ) -> SlotState:
         def filled(value: int) -> torch.Tensor:
             return torch.full((batch, slots), value, dtype=torch.long, device=device)
+
+        def floats(wanted: bool) -> torch.Tensor | None:
+            return torch.zeros((batch, slots), dtype=torch.float32, device=device) if wanted else None
 
         return cls(
             valid=torch.zeros((batch, slots), dtype=torch.bool, device=device),
             token_index=filled(-1),
             token_ids=filled(-1),
             positions=filled(0),
-            statistic=torch.zeros((batch, slots), dtype=torch.float32, device=device)
-            if with_statistic
-            else None,
+            statistic=floats(with_statistic),
+            attention=floats(with_attention),
+            attention_count=floats(with_count),
         )
 
     @property
     def slots(self) -> int:
         return int(self.valid.shape[1])
 
-    def view(self) -> SlotView:
-        """What a policy may look at."""
-        return SlotView(self.token_index, self.valid, self.token_ids, self.statistic)
+    def view(self, phase: str = "decode") -> SlotView:
+        """What a policy may look at in a "decode" or "chunk" step."""
+        attention = self.attention
+        if attention is not None and self.attention_count is not None:
+            attention = attention / self.attention_count.clamp(min=1.0)
+        return SlotView(self.token_index, self.valid, self.token_ids, self.statistic, attention, phase)
 
     def time_order(self, *, empty_first: bool) -> torch.Tensor:
         """(batch, slots) slot indices of each row sorted by token index, empty slots first or last.

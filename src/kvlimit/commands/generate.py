@@ -25,26 +25,28 @@ from ..cache import BoundedCache
 from ..clitools import (
     EXIT_INTERRUPTED,
     PROG,
+    SETTING_OPTIONS,
     CLIError,
     ParagraphFormatter,
     Progress,
     add_model_arguments,
+    add_policy_settings,
     check_number,
     cli_names,
     format_bytes,
     load_with_status,
     parse_limit,
+    policy_settings_from_args,
 )
 from ..config import LimitConfig
 from ..generation import build_cache, kv_bytes_per_token
 from ..generation import generate as bounded_generate
 from ..integrations.hf import inspect_model
 from ..models import LoadedModel
-from ..policies import POLICIES, policies_taking, policy_help, policy_names
+from ..policies import POLICIES, policy_help, policy_names
 from .streaming import StepWatch, TextSink, held_tokens
 
 DEFAULT_CACHE_LIMIT = "1024"
-DEFAULT_N_SINK = 4
 DEFAULT_MAX_NEW_TOKENS = 1000
 # Sampling defaults: greedy decoding of small models falls into loops within a few hundred tokens,
 # which defeats the point of generating long text; these are the usual chat-model settings.
@@ -54,7 +56,7 @@ DEFAULT_TOP_P = 0.9
 
 def _as_options(text: str) -> str:
     """Policy summaries name their settings as in Python (n_sink); the command line spells them --n-sink."""
-    for setting in ("n_sink", "n_recent"):
+    for setting in (s for s in SETTING_OPTIONS if "_" in s):  # not "window": also a policy's name
         text = text.replace(setting, f"--{setting.replace('_', '-')}")
     return text
 
@@ -108,22 +110,7 @@ def _add_cache_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="|".join(policy_names()),
         help=f"what to evict once the cache is full: {_as_options(policy_help())} (default: sinks)",
     )
-    cache.add_argument(
-        "--n-sink",
-        type=int,
-        metavar="N",
-        default=None,
-        help=f"tokens at the start that --policy {' and '.join(policies_taking('n_sink'))} never evict "
-        f"(default: {DEFAULT_N_SINK})",
-    )
-    cache.add_argument(
-        "--n-recent",
-        type=int,
-        metavar="N",
-        default=None,
-        help=f"newest tokens --policy {' and '.join(policies_taking('n_recent'))} keeps by recency "
-        "(default: a quarter of the cache)",
-    )
+    add_policy_settings(cache)
 
 
 def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
@@ -268,21 +255,12 @@ def decoding_from_args(args: argparse.Namespace) -> Decoding:
 
 
 def limit_config_from_args(args: argparse.Namespace) -> LimitConfig:
-    """The validated `--cache-limit`/`--policy`/`--n-sink`/`--n-recent` (errors name what is allowed)."""
+    """The validated `--cache-limit`, `--policy` and its settings (errors name what is allowed)."""
     limit = parse_limit(args.cache_limit)
     policy = args.policy.strip().lower()
-    n_sink, n_recent = args.n_sink, getattr(args, "n_recent", None)
-    for value, option, setting in ((n_sink, "--n-sink", "n_sink"), (n_recent, "--n-recent", "n_recent")):
-        if value is None:
-            continue
-        check_number(value, option, at_least=0)
-        takers = policies_taking(setting)
-        if policy in POLICIES and policy not in takers:
-            raise CLIError(f"{option} applies to --policy {' and '.join(takers)} only, not --policy {policy}")
-    if n_sink is None and policy in policies_taking("n_sink"):
-        n_sink = DEFAULT_N_SINK
+    settings = policy_settings_from_args(args, [policy]) if policy in POLICIES else {}
     try:
-        return LimitConfig.create(limit, policy, n_sink=n_sink, n_recent=n_recent)
+        return LimitConfig.create(limit, policy, **settings)
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
 

@@ -43,10 +43,12 @@ from ..clitools import (
     CLIError,
     Progress,
     add_model_arguments,
+    add_policy_settings,
     cli_names,
     load_from_args,
     parse_limit,
     parse_list,
+    policy_settings_from_args,
 )
 from ..config import LimitConfig, parse_bytes
 from ..generation import kv_bytes_per_token
@@ -55,7 +57,6 @@ from ..policies import (
     EvictionPolicy,
     default_chunk,
     make_policy,
-    policies_taking,
     policy_names,
     settings_for,
 )
@@ -76,7 +77,6 @@ CORPUS_WORD = "corpus"
 DEFAULT_LIMITS = "1024"
 DEFAULT_BASELINES = "recompute"
 DEFAULT_SEGMENT = 1000
-DEFAULT_N_SINK = 4
 
 _EPILOG = """\
 examples:
@@ -144,22 +144,7 @@ def _add_comparison_arguments(runs: argparse._ArgumentGroup) -> None:
         help="reference runs, comma-separated: recompute (per limit), full (once), or none "
         f"(default: {DEFAULT_BASELINES})",
     )
-    runs.add_argument(
-        "--n-sink",
-        type=int,
-        metavar="N",
-        default=DEFAULT_N_SINK,
-        help=f"tokens at the start that --policy {' and '.join(policies_taking('n_sink'))} never evict "
-        f"(default: {DEFAULT_N_SINK})",
-    )
-    runs.add_argument(
-        "--n-recent",
-        type=int,
-        metavar="N",
-        default=None,
-        help=f"newest tokens --policy {' and '.join(policies_taking('n_recent'))} keeps by recency "
-        "(default: a quarter of the limit)",
-    )
+    add_policy_settings(runs)
 
 
 def _add_extent_arguments(runs: argparse._ArgumentGroup) -> None:
@@ -355,11 +340,7 @@ class _Plan:
         if "none" in baselines and len(baselines) > 1:
             raise CLIError("--baseline none cannot be combined with other baselines")
         self.baselines = [b for b in baselines if b != "none"]
-        self.n_sink = _positive(args.n_sink, "--n-sink", allow_zero=True)
-        self.n_recent = _positive(getattr(args, "n_recent", None), "--n-recent", allow_zero=True)
-        takers = policies_taking("n_recent")
-        if self.n_recent is not None and not set(takers) & set(self.policies):
-            raise CLIError(f"--n-recent applies to --policy {' and '.join(takers)} only")
+        self.settings = policy_settings_from_args(args, self.policies)
         self.max_tokens = _positive(args.max_tokens, "--max-tokens")
         self.chunk = _positive(args.chunk, "--chunk")
         self.segment = _positive(args.segment, "--segment")
@@ -389,8 +370,8 @@ class _Plan:
         return cls(args)
 
     def policy(self, name: str) -> EvictionPolicy:
-        """The policy `name` with this run's --n-sink / --n-recent, each where the policy takes it."""
-        return make_policy(name, **settings_for(name, n_sink=self.n_sink, n_recent=self.n_recent))
+        """The policy `name` with this run's settings (--n-sink, --n-recent, ...), those it takes."""
+        return make_policy(name, **settings_for(name, **self.settings))
 
     @property
     def protected(self) -> int:
@@ -575,8 +556,9 @@ def _report(
         "tokens": tokens,
         "max_tokens": plan.max_tokens,
         "segment": plan.segment,
-        "n_sink": plan.n_sink if plan.protected else None,
-        "n_recent": plan.n_recent,
+        "n_sink": plan.protected or None,
+        "n_recent": plan.settings.get("n_recent"),
+        "policy_settings": dict(plan.settings),
         "context_length": context,
         "kv_bytes_per_token": per_token,
         "wall_seconds": round(wall, 1),

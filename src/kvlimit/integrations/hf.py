@@ -30,10 +30,11 @@ all-ones check of a given mask, a host sync, is skipped).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import inspect
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -50,7 +51,12 @@ from transformers.generation.configuration_utils import GenerationMode
 from transformers.generation.logits_process import LogitsProcessorList
 from transformers.generation.stopping_criteria import StoppingCriteriaList
 from transformers.generation.utils import GenerationMixin
-from transformers.masking_utils import create_causal_mask, create_sliding_window_causal_mask
+from transformers.masking_utils import (
+    ALL_MASK_ATTENTION_FUNCTIONS,
+    create_causal_mask,
+    create_sliding_window_causal_mask,
+)
+from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 from ..positions.rope import RopeSpec
 
@@ -71,6 +77,8 @@ __all__ = [
     "PlannedCache",
     "StoppingCriteriaList",
     "UnsupportedModelError",
+    "attention_families",
+    "attention_tap",
     "attn_implementation",
     "build_mask_dict",
     "check_decoding_mode",
@@ -102,6 +110,7 @@ class Family:
     positions: PositionKind
     interleaved: bool = False  # RoPE layout: GPT-J style pairs instead of half-split
     mask_dict: bool = False  # the model accepts a dict of masks keyed by layer type
+    attention_registry: bool = True  # its attention goes through transformers' AttentionInterface
 
 
 #: Supported decoder-only model types. Falcon and MPT are resolved per config (rope or ALiBi).
@@ -129,8 +138,8 @@ FAMILIES: dict[str, Family] = {
     "gptj": Family("rope", interleaved=True),
     "cohere": Family("rope", interleaved=True),
     # ALiBi
-    "bloom": Family("alibi"),
-    "mpt": Family("alibi"),
+    "bloom": Family("alibi", attention_registry=False),
+    "mpt": Family("alibi", attention_registry=False),
     # learned absolute positions
     "gpt2": Family("absolute"),
     "opt": Family("absolute"),
@@ -395,6 +404,10 @@ def build_mask_dict(
 
 
 # --- generation -------------------------------------------------------------------------------
+#: (layer_idx, query, key, mask, scaling, weights) -> None; see `attention_tap`.
+AttentionRecord = Callable[[int, torch.Tensor, torch.Tensor, Any, float, Any], None]
+
+
 class PlannedCache(Protocol):
     """What the step functions need of a bounded cache (`kvlimit.BoundedCache` is one)."""
 
@@ -408,6 +421,9 @@ class PlannedCache(Protocol):
     def advance(self) -> None: ...
 
     def sliding_mask(self, new_columns: torch.Tensor) -> torch.Tensor: ...
+
+    @property
+    def attention_record(self) -> AttentionRecord | None: ...
 
 
 def step_model_inputs(
@@ -485,7 +501,10 @@ def steer_generation(model: Any, cache: PlannedCache, spec: ModelSpec) -> Iterat
 
     model.prepare_inputs_for_generation = prepare
     try:
-        yield
+        with contextlib.ExitStack() as stack:
+            if cache.attention_record is not None:
+                stack.enter_context(attention_tap(model, spec, cache.attention_record))
+            yield
         if cache.step_open:
             cache.advance()
     finally:
@@ -501,6 +520,78 @@ def takes_logits_to_keep(model: PreTrainedModel) -> bool:
         return "logits_to_keep" in inspect.signature(model.forward).parameters
     except (TypeError, ValueError):
         return False
+
+
+# --- attention scores -------------------------------------------------------------------------
+_ATTENTION_TAP: contextvars.ContextVar[AttentionRecord | None] = contextvars.ContextVar(
+    "kvlimit_tap", default=None
+)
+_TAPPABLE = ("sdpa", "eager")
+
+
+def attention_families() -> list[str]:
+    """The supported families whose attention kvlimit can read scores from (`attention_tap`)."""
+    return sorted(name for name, family in FAMILIES.items() if family.attention_registry)
+
+
+def _tapped(name: str) -> Callable[..., tuple[torch.Tensor, Any]]:
+    """An attention function that runs implementation `name`, then reports to the tap in effect."""
+
+    def attention(
+        module: Any,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        attention_mask: Any,
+        **kwargs: Any,
+    ) -> tuple[torch.Tensor, Any]:
+        # eager is not in the registry: each modeling file has its own (soft-capping, upcasting, ...)
+        original = (
+            sys.modules[type(module).__module__].eager_attention_forward
+            if name == "eager"
+            else ALL_ATTENTION_FUNCTIONS[name]
+        )
+        output, weights = original(module, query, key, value, attention_mask, **kwargs)
+        record = _ATTENTION_TAP.get()
+        layer_idx = getattr(module, "layer_idx", None)
+        if record is not None and layer_idx is not None:
+            scaling = kwargs.get("scaling") or query.shape[-1] ** -0.5
+            record(int(layer_idx), query, key, attention_mask, float(scaling), weights)
+        return output, weights
+
+    return attention
+
+
+@contextlib.contextmanager
+def attention_tap(model: PreTrainedModel, spec: ModelSpec, record: AttentionRecord) -> Iterator[None]:
+    """Within the block, every attention call of `model` also hands its queries and keys to `record`.
+
+    The model runs its own attention as before (sdpa or eager, whose weights are passed on): the
+    model's attention implementation is set, for the block, to a registered wrapper of it with the
+    same mask function (transformers' `AttentionInterface` / `AttentionMaskInterface`), and restored.
+    """
+    name = spec.attn_implementation
+    if not FAMILIES[spec.model_type].attention_registry:
+        raise ValueError(
+            f"{spec.model_type} computes attention in its own code, which kvlimit cannot read scores from; "
+            f"policies that choose by attention work with {', '.join(attention_families())}"
+        )
+    if name not in _TAPPABLE:
+        raise ValueError(
+            f"policies that choose by attention need attn_implementation 'sdpa' or 'eager'; the model uses {name!r}"
+        )
+    tapped = f"kvlimit_tap_{name}"
+    if tapped not in ALL_ATTENTION_FUNCTIONS:
+        ALL_ATTENTION_FUNCTIONS.register(tapped, _tapped(name))
+        ALL_MASK_ATTENTION_FUNCTIONS.register(tapped, ALL_MASK_ATTENTION_FUNCTIONS[name])
+    token = _ATTENTION_TAP.set(record)
+    previous = model.config._attn_implementation  # the tap may already be on (a forward inside generate)
+    model.config._attn_implementation = tapped
+    try:
+        yield
+    finally:
+        model.config._attn_implementation = previous
+        _ATTENTION_TAP.reset(token)
 
 
 def make_reencode_fn(model: PreTrainedModel) -> Any:

@@ -16,12 +16,22 @@ import difflib
 from typing import Any
 
 from .base import EvictionPolicy, SlotView, default_chunk
+from .h2o import HeavyHitters
 from .knorm import KeyNorm
 from .sinks import Sinks
+from .snapkv import SnapKV
+from .tova import Tova
 from .window import Window
 
 #: Policy name -> class. The default policy is the first one.
-POLICIES: dict[str, type[EvictionPolicy]] = {"sinks": Sinks, "window": Window, "knorm": KeyNorm}
+POLICIES: dict[str, type[EvictionPolicy]] = {
+    "sinks": Sinks,
+    "window": Window,
+    "knorm": KeyNorm,
+    "tova": Tova,
+    "h2o": HeavyHitters,
+    "snapkv": SnapKV,
+}
 DEFAULT_POLICY = "sinks"
 
 
@@ -85,9 +95,12 @@ __all__ = [
     "DEFAULT_POLICY",
     "POLICIES",
     "EvictionPolicy",
+    "HeavyHitters",
     "KeyNorm",
     "Sinks",
     "SlotView",
+    "SnapKV",
+    "Tova",
     "Window",
     "default_chunk",
     "make_policy",

@@ -57,12 +57,18 @@ class SlotView:
         token_ids: (batch, slots) long, the stored token's id, -1 for empty slots.
         statistic: (batch, slots) float32, per-layer policies only: `token_statistic` of the
             stored key (undefined for empty slots); None for positional policies.
+        attention: (batch, slots) float32, policies that read attention only: the attention the
+            layer's queries gave each stored key, as the policy's `attention_mode` keeps it (the
+            last query's, or the mean over every query that could see the key); None otherwise.
+        phase: "decode" (one new token per row) or "chunk" (a prompt chunk evicts).
     """
 
     token_index: torch.Tensor
     valid: torch.Tensor
     token_ids: torch.Tensor | None = None
     statistic: torch.Tensor | None = None
+    attention: torch.Tensor | None = None
+    phase: str = "decode"
 
     @property
     def slots(self) -> int:
@@ -81,6 +87,11 @@ class EvictionPolicy:
     #: of tokens per layer and fills `SlotView.statistic` from `token_statistic`. Positional
     #: policies decide once per step for all layers.
     per_layer: ClassVar[bool] = False
+    #: Policies that choose by attention name how the cache keeps the attention each key receives
+    #: (`SlotView.attention`): "last" (the newest query's), "mean" (summed over every query that saw
+    #: the key, divided by their number) or "window" (the last queries of a prompt chunk, pooled over
+    #: neighbouring keys); None: no attention is recorded. `attention_mode(phase)` may differ by phase.
+    attention: ClassVar[str | None] = None
 
     def score(self, slots: SlotView) -> torch.Tensor:
         """(batch, slots) float keep-scores for the valid slots: higher is kept longer."""
@@ -94,6 +105,20 @@ class EvictionPolicy:
         position if positions move later (RoPE rotations keep norms, for example).
         """
         raise NotImplementedError(f"{self.describe()} is per-layer but defines no token_statistic")
+
+    def attention_mode(self, phase: str) -> str | None:
+        """How attention is recorded in a "decode" or "chunk" step (default: `attention` in both)."""
+        return self.attention
+
+    @property
+    def reads_attention(self) -> bool:
+        """The cache must record attention scores for this policy (in some phase)."""
+        return self.attention_mode("decode") is not None or self.attention_mode("chunk") is not None
+
+    @property
+    def keeps_key_statistic(self) -> bool:
+        """A per-layer policy that defines `token_statistic` (the cache keeps it beside each slot)."""
+        return self.per_layer and type(self).token_statistic is not EvictionPolicy.token_statistic
 
     @property
     def protected_tokens(self) -> int:
