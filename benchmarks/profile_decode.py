@@ -1,12 +1,13 @@
 """Where the time goes in kvlimit's decode step at steady state (cache full), next to stock's.
 
 Runs transformers' own generate loop (greedy) twice per repeat: kvlimit (`kvlimit.generate`,
-cache_limit L, policy sinks, a prompt of L + 64 tokens so the cache is full and evicting from the
+cache_limit L, `--policy` (default sinks), a prompt of L + 64 tokens so the cache is full and evicting from the
 first decode step) and stock (a prompt of L - 1 tokens, so its steps attend to L .. L + steps keys).
 Four measurements, each over `--steps` decode steps after `--warmup` steps:
 
 1. wall time per component (perf_counter wrappers installed on the classes for this script only:
-   kvlimit's `prepare_step`, `_plan_decode`, `_rotate_sinks`, `keep_scores`, `BoundedLayer.update`,
+   kvlimit's `prepare_step`, `_plan_decode`, the position keeper's `place` (sink rotation, rebases,
+   re-ranking), `keep_scores`, `BoundedLayer.update`, the attention scores policies record,
    transformers' `create_causal_mask`, decoder layers, attention, SDPA, MLP, lm_head, logits
    processors, stopping criteria, input preparation), as ms per step and % of the step;
 2. aten ops per step by component (a TorchDispatchMode over one step), kvlimit vs stock;
@@ -47,8 +48,10 @@ from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 import kvlimit
 from kvlimit.cache import BoundedCache, BoundedLayer
+from kvlimit.cache.attention import AttentionRecorder
 from kvlimit.models import load_model
 from kvlimit.policies.base import EvictionPolicy
+from kvlimit.positions import RopeRanks, RopeSinks
 
 # component label -> parent label (for the printed tree); the order is the print order
 TREE: dict[str, str | None] = {
@@ -57,12 +60,13 @@ TREE: dict[str, str | None] = {
     "kvlimit.prepare_step": "prepare_inputs",
     "kvlimit._plan_decode": "kvlimit.prepare_step",
     "kvlimit.keep_scores": "kvlimit._plan_decode",
-    "kvlimit._rotate_sinks": "kvlimit._plan_decode",
+    "kvlimit.positions": "kvlimit._plan_decode",
     "model.forward": "step",
     "create_causal_mask": "model.forward",
     "decoder_layer": "model.forward",
     "attention": "decoder_layer",
     "cache.update (layer)": "attention",
+    "kvlimit.record_attention": "attention",
     "sdpa": "attention",
     "mlp": "decoder_layer",
     "lm_head": "model.forward",
@@ -139,7 +143,9 @@ def install(timers: Timers, model: Any) -> None:
     timers.wrap(type(model), "prepare_inputs_for_generation", "prepare_inputs")
     timers.wrap(BoundedCache, "prepare_step", "kvlimit.prepare_step")
     timers.wrap(BoundedCache, "_plan_decode", "kvlimit._plan_decode")
-    timers.wrap(BoundedCache, "_rotate_sinks", "kvlimit._rotate_sinks")
+    timers.wrap(RopeSinks, "place", "kvlimit.positions")
+    timers.wrap(RopeRanks, "place", "kvlimit.positions")
+    timers.wrap(AttentionRecorder, "record", "kvlimit.record_attention")
     timers.wrap(EvictionPolicy, "keep_scores", "kvlimit.keep_scores")
     timers.wrap(BoundedLayer, "update", "cache.update (layer)")
     timers.wrap(DynamicLayer, "update", "cache.update (layer)")
@@ -180,7 +186,7 @@ class StepHook(StoppingCriteria):
         return [(b - a) * 1000 for a, b in itertools.pairwise(t)]
 
 
-def run_generate(model: Any, kind: str, limit: int, hook: StepHook, vocab: int) -> None:
+def run_generate(model: Any, kind: str, limit: int, hook: StepHook, vocab: int, policy: str = "sinks") -> None:
     gen = torch.Generator().manual_seed(0)
     total = hook.warmup + hook.steps + 1
     common = {
@@ -193,7 +199,7 @@ def run_generate(model: Any, kind: str, limit: int, hook: StepHook, vocab: int) 
     with torch.no_grad():
         if kind == "kvlimit":
             prompt = torch.randint(3, vocab, (1, limit + 64), generator=gen)
-            kvlimit.generate(model, input_ids=prompt, cache_limit=limit, policy="sinks", **common)
+            kvlimit.generate(model, input_ids=prompt, cache_limit=limit, policy=policy, **common)
         else:
             prompt = torch.randint(3, vocab, (1, limit - 1), generator=gen)
             model.generate(input_ids=prompt, cache=DynamicCache(config=model.config), **common)
@@ -220,8 +226,9 @@ def py_spy(path: str, rate: int) -> Iterator[subprocess.Popen[bytes] | None]:
 
 # frames that define a component (innermost match wins), for py-spy samples
 SPY_RULES = [
-    ("kvlimit._rotate_sinks", ("_rotate_sinks",)),
-    ("kvlimit.keep_scores", ("keep_scores", "Sinks.score", "Window.score")),
+    ("kvlimit.positions", ("RopeSinks.place", "RopeRanks.place", "_rotate_sinks", "_rank")),
+    ("kvlimit.record_attention", ("AttentionRecorder.record", "head_mean_attention")),
+    ("kvlimit.keep_scores", ("keep_scores", ".score")),
     ("kvlimit._plan_decode (rest)", ("_plan_decode",)),
     ("kvlimit.prepare_step (rest)", ("prepare_step",)),
     ("cache.update (layer)", ("BoundedLayer.update", "DynamicLayer.update", "Cache.update")),
@@ -274,6 +281,7 @@ def main() -> int:
         "--model", default=None, help="model folder or .gguf (default: embedded SmolLM2-135M)"
     )
     parser.add_argument("--cache-limit", type=int, default=1024)
+    parser.add_argument("--policy", default="sinks", help="kvlimit's policy (default: sinks)")
     parser.add_argument("--steps", type=int, default=60, help="measured decode steps per run")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument(
@@ -298,7 +306,7 @@ def main() -> int:
     for _ in range(args.repeats):
         for kind in ("kvlimit", "stock"):
             hook = StepHook(args.warmup, args.steps, lambda: None, lambda: None)
-            run_generate(model, kind, limit, hook, vocab)
+            run_generate(model, kind, limit, hook, vocab, args.policy)
             plain[kind] += hook.step_ms()
     out["plain_step_ms"] = {k: statistics.median(v) for k, v in plain.items()}
     print("\n== plain generate step (median ms, no instrumentation) ==")
@@ -328,7 +336,7 @@ def main() -> int:
                 timers.on = False
 
             hook = StepHook(args.warmup, args.steps, start, stop)
-            run_generate(model, kind, limit, hook, vocab)
+            run_generate(model, kind, limit, hook, vocab, args.policy)
             step_totals[kind] += hook.step_ms()
             for label, seconds in timers.total.items():
                 sums[kind][label] += seconds
@@ -378,7 +386,7 @@ def main() -> int:
             timers.on = False
 
         hook = StepHook(args.warmup, 1, start_count, stop_count)
-        run_generate(model, kind, limit, hook, vocab)
+        run_generate(model, kind, limit, hook, vocab, args.policy)
         ops[kind] = {label: dict(c) for label, c in counter.by_label.items()}
     timers.unwrap_all()
     print("\n== aten ops in one decode step, by innermost component ==")
@@ -397,7 +405,8 @@ def main() -> int:
         "kvlimit.prepare_step",
         "kvlimit._plan_decode",
         "kvlimit.keep_scores",
-        "kvlimit._rotate_sinks",
+        "kvlimit.positions",
+        "kvlimit.record_attention",
         "cache.update (layer)",
         "create_causal_mask",
     ):
@@ -412,7 +421,7 @@ def main() -> int:
     for kind in ("kvlimit", "stock"):
         prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])
         hook = StepHook(args.warmup, min(args.steps, 20), prof.start, prof.stop)
-        run_generate(model, kind, limit, hook, vocab)
+        run_generate(model, kind, limit, hook, vocab, args.policy)
         print(f"\n== torch.profiler, {kind}: top ops by self CPU time over {min(args.steps, 20)} steps ==")
         print(
             prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=14, max_name_column_width=40)
@@ -433,7 +442,7 @@ def main() -> int:
                 box["cm"].__exit__(None, None, None)
 
             hook = StepHook(args.warmup, args.steps, spy_start, spy_stop)
-            run_generate(model, kind, limit, hook, vocab)
+            run_generate(model, kind, limit, hook, vocab, args.policy)
             if box.get("proc") is None or not os.path.exists(path):
                 print(f"py-spy unavailable ({kind})")
                 continue

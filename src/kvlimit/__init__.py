@@ -13,6 +13,7 @@ from .config import LimitConfig
 from .generation import build_cache, disable, enable, forward_step, generate, kv_bytes_per_token
 from .integrations.hf import UnsupportedModelError, inspect_model, supported_families
 from .models import load_model, model_folder
+from .planner import MemoryPlan, PlanRow, plan
 from .policies import POLICIES, EvictionPolicy, KeyNorm, Sinks, SlotView, Window, make_policy
 
 __version__ = "0.1.0"
@@ -23,6 +24,8 @@ __all__ = [
     "EvictionPolicy",
     "KeyNorm",
     "LimitConfig",
+    "MemoryPlan",
+    "PlanRow",
     "Sinks",
     "SlotView",
     "StepInputs",
@@ -39,5 +42,6 @@ __all__ = [
     "load_model",
     "make_policy",
     "model_folder",
+    "plan",
     "supported_families",
 ]

@@ -8,8 +8,9 @@ Contract
   errors also exit 2; 130 after Ctrl-C (`generate` first prints the summary of what it generated);
   141 when stdout is closed early (e.g. piped into `head`).
 - Subcommands: every module in `SUBCOMMANDS` exposes `register(subparsers) -> None`, which adds its
-  parser and `set_defaults(handler=fn)` with `fn(args) -> int`: `generate` and `info`
-  (`kvlimit.commands`), `ppl` (`kvlimit.eval.command`) and `bench` (`kvlimit.bench.command`).
+  parser and `set_defaults(handler=fn)` with `fn(args) -> int`: `generate`, `info` and `plan`
+  (`kvlimit.commands`), `ppl` (`kvlimit.eval.command`), `needle` (`kvlimit.eval.needle_command`)
+  and `bench` (`kvlimit.bench.command`).
   Handlers raise `CLIError`, `ModelLoadError`, `UnsupportedModelError` or `ValueError` for user
   errors; `main` turns those into the one line and exit status 2.
 
@@ -33,12 +34,21 @@ from .bench import command as bench_command
 from .clitools import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, CLIError, ParagraphFormatter
 from .commands import generate as generate_command
 from .commands import info as info_command
+from .commands import plan as plan_command
 from .eval import command as ppl_command
+from .eval import needle_command
 from .integrations.hf import UnsupportedModelError
 from .models import ModelLoadError
 
 #: The subcommand modules, in the order `kvlimit --help` lists them.
-SUBCOMMANDS: tuple[ModuleType, ...] = (generate_command, info_command, ppl_command, bench_command)
+SUBCOMMANDS: tuple[ModuleType, ...] = (
+    generate_command,
+    info_command,
+    plan_command,
+    ppl_command,
+    needle_command,
+    bench_command,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,6 +19,8 @@ from typing import Any
 import psutil
 import torch
 
+from ..memory import read_peak_rss, reset_peak_rss
+
 __all__ = ["MemoryWatch"]
 
 
@@ -32,7 +34,7 @@ class MemoryWatch:
         self._peak = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._hwm_ok = _reset_hwm()
+        self._hwm_ok = reset_peak_rss()
 
     def __enter__(self) -> MemoryWatch:
         self._thread = threading.Thread(target=self._sample, name="kvlimit-rss", daemon=True)
@@ -58,7 +60,7 @@ class MemoryWatch:
         """Measure the block's memory into `into` (keys `rss_start`, `rss_peak`, `rss_hwm`, `rss_end`, ...)."""
         start = self._rss()
         self._peak = start
-        self._hwm_ok = self._hwm_ok and _reset_hwm()
+        self._hwm_ok = self._hwm_ok and reset_peak_rss()
         cuda = self.device.type == "cuda"
         if cuda:
             torch.cuda.synchronize(self.device)
@@ -70,7 +72,7 @@ class MemoryWatch:
             end = self._rss()
             into["rss_start"] = start
             into["rss_peak"] = max(self._peak, end)
-            into["rss_hwm"] = _read_hwm() if self._hwm_ok else None
+            into["rss_hwm"] = read_peak_rss() if self._hwm_ok else None
             into["rss_end"] = end
             into["rss_peak_growth"] = into["rss_peak"] - start
             if cuda:
@@ -80,25 +82,3 @@ class MemoryWatch:
                 into["cuda_peak_growth"] = into["cuda_peak_allocated"] - cuda_start
             else:
                 into["cuda_start_allocated"] = into["cuda_peak_allocated"] = into["cuda_peak_growth"] = None
-
-
-def _reset_hwm() -> bool:
-    """Reset the kernel's peak-RSS counter of this process (Linux >= 4.0); False where impossible."""
-    try:
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
-            handle.write("5")
-        return _read_hwm() is not None
-    except OSError:
-        return False
-
-
-def _read_hwm() -> int | None:
-    """The kernel's peak RSS of this process in bytes (`VmHWM`), None where it cannot be read."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        return None
-    return None

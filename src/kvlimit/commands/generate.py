@@ -38,12 +38,13 @@ from ..clitools import (
     parse_limit,
     policy_settings_from_args,
 )
-from ..config import LimitConfig
+from ..config import LimitConfig, parse_bytes
 from ..generation import build_cache, kv_bytes_per_token
 from ..generation import generate as bounded_generate
 from ..integrations.hf import inspect_model
 from ..models import LoadedModel
 from ..policies import POLICIES, policy_help, policy_names
+from .batch import read_prompts, run_batch
 from .streaming import StepWatch, TextSink, held_tokens
 
 DEFAULT_CACHE_LIMIT = "1024"
@@ -82,7 +83,9 @@ def register(subparsers: Any) -> None:
         "exit status: 0 done, 2 usage or model error, 130 interrupted (Ctrl-C).",
         formatter_class=ParagraphFormatter,
     )
-    parser.add_argument("prompt", metavar="PROMPT", help="the prompt text; - reads it from stdin")
+    parser.add_argument(
+        "prompt", metavar="PROMPT", nargs="?", default=None, help="the prompt text; - reads it from stdin"
+    )
     parser.add_argument(
         "--raw",
         action="store_true",
@@ -90,6 +93,7 @@ def register(subparsers: Any) -> None:
     )
     _add_cache_arguments(parser)
     _add_decoding_arguments(parser)
+    _add_batch_arguments(parser)
     add_model_arguments(parser)
     _add_output_arguments(parser)
     parser.set_defaults(handler=run_generate)
@@ -170,6 +174,32 @@ def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
     )
     decoding.add_argument(
         "--seed", type=int, metavar="N", default=None, help="random seed, for repeatable sampling"
+    )
+
+
+def _add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    batch = parser.add_argument_group("many prompts (kvlimit.commands.batch)")
+    batch.add_argument(
+        "--prompts",
+        metavar="FILE",
+        default=None,
+        help="generate for every prompt of FILE instead of PROMPT: one per line, or JSON Lines with id and "
+        "prompt; records go to --output FILE.jsonl (appended batch by batch; a rerun skips the ids done)",
+    )
+    batch.add_argument(
+        "--num-return-sequences", type=int, metavar="N", default=1, help="sequences per prompt (default: 1)"
+    )
+    batch.add_argument(
+        "--batch-size",
+        metavar="N|auto",
+        default="8",
+        help="prompts per batch, or auto: the most that fit --memory (kvlimit plan) (default: 8)",
+    )
+    batch.add_argument(
+        "--memory",
+        metavar="SIZE|auto",
+        default=None,
+        help="with --batch-size auto: the memory generation may use, such as 4GiB (default: auto, what is free)",
     )
 
 
@@ -350,6 +380,31 @@ class RunReport:
         }
 
 
+def _check_batch_options(args: argparse.Namespace) -> None:
+    """--prompts and the options it goes with (before any model loads)."""
+    if args.prompt is not None:
+        raise CLIError("give a PROMPT or --prompts FILE, not both")
+    if args.json:
+        raise CLIError("--json is for one prompt; with --prompts the records are JSON Lines already")
+    check_number(args.num_return_sequences, "--num-return-sequences", at_least=1)
+    if args.num_beams > 1 and args.num_return_sequences > args.num_beams:
+        raise CLIError(
+            f"--num-return-sequences {args.num_return_sequences} exceeds --num-beams {args.num_beams}"
+        )
+    if args.num_beams == 1 and args.greedy and args.num_return_sequences > 1:
+        raise CLIError("--num-return-sequences above 1 needs sampling or --num-beams (greedy returns one)")
+    if args.batch_size != "auto" and (not str(args.batch_size).isdigit() or int(args.batch_size) < 1):
+        raise CLIError(f"--batch-size must be a positive int or auto; got {args.batch_size!r}")
+    if args.memory is not None and args.batch_size != "auto":
+        raise CLIError("--memory sizes --batch-size auto; give --batch-size auto with it")
+    if args.memory not in (None, "auto"):
+        try:
+            parse_bytes(args.memory, parameter="--memory")
+        except ValueError as exc:
+            raise CLIError(str(exc)) from exc
+    read_prompts(args.prompts)  # a malformed line is an error before any model loads
+
+
 def read_prompt(args: argparse.Namespace) -> str:
     prompt: str = sys.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip() and args.raw:
@@ -392,6 +447,11 @@ def run_generate(args: argparse.Namespace) -> int:
     """`kvlimit generate`: see the parser's help and the module docstring."""
     decoding = decoding_from_args(args)
     config = limit_config_from_args(args)
+    if args.prompts is not None:
+        _check_batch_options(args)
+        return run_batch(args, decoding, config)
+    if args.prompt is None:
+        raise CLIError("give a PROMPT, or --prompts FILE for many")
     prompt = read_prompt(args)
     output = _open_output(args.output)
     try:

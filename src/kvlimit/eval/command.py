@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         if not quiet:
             print(text, file=sys.stderr, flush=True)
 
-    text_path, text = _read_text(args.text)
+    text_path, text = read_text(args.text)
     if plan.threads is not None:
         torch.set_num_threads(plan.threads)
     loaded = load_from_args(args, status=status)
@@ -470,7 +470,7 @@ def _evaluate(
 # --- input ----------------------------------------------------------------------------------------
 
 
-def _read_text(name: str) -> tuple[pathlib.Path, str]:
+def read_text(name: str) -> tuple[pathlib.Path, str]:
     if name == CORPUS_WORD:
         from .corpus import ensure_corpus
 

@@ -1,0 +1,235 @@
+"""Spend the memory: how many sequences fit a memory budget, with a bounded cache and without one.
+
+Contract: `plan(model, memory=..., new_tokens=..., num_beams=...)` returns a `MemoryPlan`: for each
+cache limit, how many sequences (each of `num_beams` rows) fit in `memory`, and how many the stock
+unbounded cache fits for the same length, with the peak memory each batch is predicted to reach.
+`memory` is what generation may use on top of what the process holds now (the model included): a
+size such as "8GiB", or "auto" for what the device has free (CUDA: free device memory; CPU: the
+memory the system has available). Measured, not guessed:
+
+- the cache bytes of one token of one row, by a one-token forward (`kv_bytes_per_token`), so every
+  layout kvlimit has is counted as allocated (a bounded cache holds `limit x that` per row, exactly;
+  the stock cache `(prompt + new tokens) x that` at the end of the run);
+- the transient memory of a forward (activations, attention scores, logits), by two probe forwards
+  of the prompt (or of one prefill chunk, when the prompt is longer than the limit) at 1 and 2 rows:
+  the peak over the baseline, CUDA's allocator peak or the process's peak RSS (the kernel's VmHWM),
+  fixed part and part per row;
+- the model's own bytes (parameters and buffers) and the process's memory now, for the report.
+
+A batch of `b` sequences is predicted to peak at `now + b x rows_per_sequence x (cache per row +
+transient per row) + transient fixed`; the largest `b` whose growth fits `memory` is the plan.
+`kvlimit plan` prints it as a table.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import psutil
+import torch
+
+from .config import parse_bytes
+from .generation import kv_bytes_per_token
+from .integrations import hf
+from .memory import read_peak_rss, reset_peak_rss
+from .policies import make_policy
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_LIMITS = (256, 1024, 4096)
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One way to generate: a cache limit (None: the stock unbounded cache) and what fits.
+
+    Attributes:
+        cache_limit: tokens per row, or None for the unbounded cache.
+        cache_bytes_per_sequence: the cache of one sequence (all its beams) at the end of the run.
+        sequences: how many sequences fit the budget (0: not even one).
+        predicted_peak_bytes: the process's predicted peak with that many sequences (None at 0).
+    """
+
+    cache_limit: int | None
+    cache_bytes_per_sequence: int
+    sequences: int
+    predicted_peak_bytes: int | None
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """What `plan` measured and concluded (see the module docstring); sizes in bytes."""
+
+    memory: int
+    new_tokens: int
+    prompt_tokens: int
+    num_beams: int
+    device: str
+    model_bytes: int
+    process_bytes: int
+    kv_bytes_per_token: int
+    transient_fixed_bytes: int
+    transient_per_row_bytes: int
+    rows: list[PlanRow] = field(default_factory=list)
+    stock: PlanRow | None = None
+
+    def predicted_peak(self, sequences: int, cache_limit: int | None) -> int:
+        """The process's predicted peak when generating `sequences` sequences with `cache_limit`."""
+        return self.process_bytes + self._growth(sequences, self.cache_bytes_per_row(cache_limit))
+
+    def cache_bytes_per_row(self, cache_limit: int | None) -> int:
+        """One row's cache bytes at the end of the run (the unbounded cache: prompt + new tokens)."""
+        total = self.prompt_tokens + self.new_tokens
+        tokens = total if cache_limit is None else min(cache_limit, total)
+        return tokens * self.kv_bytes_per_token
+
+    def _growth(self, sequences: int, cache_per_row: int) -> int:
+        rows = sequences * self.num_beams
+        return rows * (cache_per_row + self.transient_per_row_bytes) + self.transient_fixed_bytes
+
+    def fits(self, cache_limit: int | None) -> int:
+        """The most sequences whose predicted growth fits `memory` (0 when one does not)."""
+        per_sequence = self.num_beams * (self.cache_bytes_per_row(cache_limit) + self.transient_per_row_bytes)
+        room = self.memory - self.transient_fixed_bytes
+        return max(0, room // per_sequence) if per_sequence > 0 else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def plan(
+    model: Any,
+    *,
+    memory: int | str,
+    new_tokens: int,
+    num_beams: int = 1,
+    prompt_tokens: int = 64,
+    limits: Sequence[int] = DEFAULT_LIMITS,
+    policy: str | Any = "sinks",
+) -> MemoryPlan:
+    """How many sequences fit `memory` at each of `limits` and with the stock cache (module docstring)."""
+    _check(new_tokens, num_beams, prompt_tokens, limits)
+    hf.inspect_model(model)
+    device = next(model.parameters()).device
+    budget = free_memory(device) if memory == "auto" else _budget(memory)
+    per_token = kv_bytes_per_token(model)
+    chunk_policy = make_policy(policy) if isinstance(policy, str) else policy
+    probe_tokens = prompt_tokens
+    if prompt_tokens > min(limits):
+        probe_tokens = chunk_policy.default_chunk(min(limits))  # a long prompt is prefilled in chunks
+    fixed, per_row = probe_transient(model, probe_tokens)
+    partial = MemoryPlan(
+        memory=budget,
+        new_tokens=new_tokens,
+        prompt_tokens=prompt_tokens,
+        num_beams=num_beams,
+        device=str(device),
+        model_bytes=model_bytes(model),
+        process_bytes=process_bytes(device),
+        kv_bytes_per_token=per_token,
+        transient_fixed_bytes=fixed,
+        transient_per_row_bytes=per_row,
+    )
+    rows = [_row(partial, limit) for limit in limits]
+    plan_ = MemoryPlan(**{**asdict(partial), "rows": rows, "stock": _row(partial, None)})
+    logger.info("plan: %s", plan_)
+    return plan_
+
+
+def _row(plan_: MemoryPlan, cache_limit: int | None) -> PlanRow:
+    sequences = int(plan_.fits(cache_limit))
+    return PlanRow(
+        cache_limit=cache_limit,
+        cache_bytes_per_sequence=plan_.num_beams * plan_.cache_bytes_per_row(cache_limit),
+        sequences=sequences,
+        predicted_peak_bytes=plan_.predicted_peak(sequences, cache_limit) if sequences else None,
+    )
+
+
+def model_bytes(model: Any) -> int:
+    """Bytes of the model's parameters and buffers."""
+    tensors = [*model.parameters(), *model.buffers()]
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def process_bytes(device: torch.device) -> int:
+    """What the process holds now: CUDA's allocated bytes on `device`, else the process's RSS."""
+    if device.type == "cuda":
+        return int(torch.cuda.memory_allocated(device))
+    return int(psutil.Process(os.getpid()).memory_info().rss)
+
+
+def free_memory(device: torch.device) -> int:
+    """What the device has free: CUDA's free device memory, else the memory the system has available."""
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return int(free)
+    return int(psutil.virtual_memory().available)
+
+
+def probe_transient(model: Any, tokens: int) -> tuple[int, int]:
+    """(fixed, per row) bytes a prefill forward of `tokens` tokens needs beyond what it keeps.
+
+    Two forwards, of 1 and 2 rows, through a stock cache (whose own bytes are subtracted); the peak
+    over the baseline is CUDA's allocator peak on a GPU, the process's peak RSS on a CPU.
+    """
+    device = next(model.parameters()).device
+    vocab = int(hf.text_config(model).vocab_size)
+    extra = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
+    peaks = []
+    for rows in (1, 2):
+        ids = torch.randint(3, vocab, (rows, tokens), generator=torch.Generator().manual_seed(rows)).to(
+            device
+        )
+        cache = hf.DynamicCache(config=hf.text_config(model))
+        with torch.no_grad():
+            base = _peak_start(device)
+            model(input_ids=ids, cache=cache, use_cache=True, **extra)
+            peak = _peak_end(device, base)
+        peaks.append(max(0, peak - hf.kv_bytes(cache)))
+        del cache
+    per_row = max(0, peaks[1] - peaks[0])
+    return max(0, peaks[0] - per_row), per_row
+
+
+def _peak_start(device: torch.device) -> int:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        return int(torch.cuda.memory_allocated(device))
+    reset_peak_rss()
+    return int(psutil.Process(os.getpid()).memory_info().rss)
+
+
+def _peak_end(device: torch.device, base: int) -> int:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        return int(torch.cuda.max_memory_allocated(device)) - base
+    peak = read_peak_rss()
+    return (peak if peak is not None else int(psutil.Process(os.getpid()).memory_info().rss)) - base
+
+
+def _budget(memory: int | str) -> int:
+    if isinstance(memory, bool) or not isinstance(memory, int | str):
+        raise ValueError(f"memory must be a size such as '8GiB', a number of bytes or 'auto'; got {memory!r}")
+    if isinstance(memory, int):
+        if memory <= 0:
+            raise ValueError(f"memory must be a positive number of bytes; got {memory}")
+        return memory
+    return parse_bytes(memory, parameter="memory")
+
+
+def _check(new_tokens: int, num_beams: int, prompt_tokens: int, limits: Sequence[int]) -> None:
+    for name, value in (
+        ("new_tokens", new_tokens),
+        ("num_beams", num_beams),
+        ("prompt_tokens", prompt_tokens),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1; got {value!r}")
+    if not limits or any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in limits):
+        raise ValueError(f"limits must be cache limits in tokens (ints >= 2); got {list(limits)}")
