@@ -10,7 +10,7 @@ Contract
 - Subcommands: every module in `SUBCOMMANDS` exposes `register(subparsers) -> None`, which adds its
   parser and `set_defaults(handler=fn)` with `fn(args) -> int`: `generate`, `info` and `plan`
   (`kvlimit.commands`), `ppl` (`kvlimit.eval.command`), `needle` (`kvlimit.eval.needle_command`)
-  and `bench` (`kvlimit.bench.command`).
+  `bench` (`kvlimit.bench.command`) and `throughput` (`kvlimit.bench.throughput_command`).
   Handlers raise `CLIError`, `ModelLoadError`, `UnsupportedModelError` or `ValueError` for user
   errors; `main` turns those into the one line and exit status 2.
 
@@ -31,6 +31,7 @@ import transformers
 
 from . import __version__
 from .bench import command as bench_command
+from .bench import throughput_command
 from .clitools import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, CLIError, ParagraphFormatter
 from .commands import generate as generate_command
 from .commands import info as info_command
@@ -48,6 +49,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     ppl_command,
     needle_command,
     bench_command,
+    throughput_command,
 )
 
 

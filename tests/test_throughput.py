@@ -1,0 +1,54 @@
+"""`kvlimit throughput`: at a fixed cache budget, each side runs the largest batch that fits.
+
+Speed is measured by the command (ratios in one run), never asserted here; what is exact is: the
+batches the budget allows, the cache bytes each run ends with, every row's tokens made.
+"""
+
+from __future__ import annotations
+
+import json
+
+import kvlimit
+from kvlimit import cli
+from kvlimit.bench.throughput import ThroughputSettings, default_sweep, largest_batch, run_throughput
+
+from families import make_model
+
+
+def test_largest_batch() -> None:
+    assert largest_batch(1000, 100, 256) == (10, True)
+    assert largest_batch(1000, 100, 4) == (4, True)
+    assert largest_batch(50, 100, 256) == (1, False)  # one sequence runs anyway, flagged
+    assert list(default_sweep(12)) == [1, 2, 4, 8, 12] and list(default_sweep(1)) == [1]
+
+
+def test_each_side_gets_the_batch_its_cache_allows() -> None:
+    model = make_model("llama")
+    per_token = kvlimit.kv_bytes_per_token(model)
+    budget = 40 * per_token * 3  # three sequences of a 40-token cache
+    settings = ThroughputSettings(
+        memory=budget, tokens=24, limits=(8, 40), prompt_length=16, sweep=(1, 2), sweep_steps=2
+    )
+    result = run_throughput(model, settings)
+    runs = {run["name"]: run for run in result["runs"]}
+    assert runs["kvlimit-sinks@8"]["batch"] == 15 and runs["kvlimit-sinks@40"]["batch"] == 3
+    assert runs["stock"]["batch"] == 3  # (16 + 24) tokens per row at the end
+    for name, limit in (("kvlimit-sinks@8", 8), ("kvlimit-sinks@40", 40)):
+        assert runs[name]["cache_bytes"] == runs[name]["batch"] * limit * per_token
+    assert runs["stock"]["cache_bytes"] == 3 * (16 + 24 - 1) * per_token  # the last token is never stored
+    assert set(result["ratios"]) == set(runs) and result["ratios"]["stock"] == 1.0
+    assert [point["batch"] for point in result["sweep"]] == [1, 2]
+
+
+def test_the_command_writes_its_report_json_and_plot(tmp_path, capsys) -> None:
+    from tinymodels import build_tiny
+
+    tiny = build_tiny(tmp_path)
+    out, plot = tmp_path / "t.json", tmp_path / "t.png"
+    assert cli.main(["throughput", "--model", str(tiny.folder), "--memory", "64KiB", "--tokens", "12",
+                     "--cache-limit", "8", "--sweep", "1,2", "--json", str(out), "--plot", str(plot), "--quiet"]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert "kvlimit-sinks@8" in text and "stock" in text and "steady decode rate" in text
+    data = json.loads(out.read_text())
+    assert data["schema"] == "kvlimit-throughput/1" and len(data["runs"]) == 2
+    assert plot.read_bytes()[:4] == b"\x89PNG"
