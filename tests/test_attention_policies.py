@@ -33,7 +33,7 @@ def test_the_policies_are_registered_and_explain_themselves():
     for name in ("tova", "h2o", "snapkv"):
         policy = kvlimit.make_policy(name)
         assert policy.per_layer and policy.reads_attention and name in kvlimit.POLICIES
-    assert kvlimit.make_policy("snapkv", decode_policy="tova").attention_mode("decode") == "last"
+    assert kvlimit.make_policy("snapkv", decode_policy="tova").attention_mode("decode") == "recent"
     with pytest.raises(ValueError, match=r"decode_policy=.h2o. is not one of 'sinks', 'tova'"):
         kvlimit.make_policy("snapkv", decode_policy="h2o")
     with pytest.raises(ValueError, match=r"pool must be an odd int >= 1"):
@@ -183,3 +183,32 @@ def test_decode_step_adds_no_host_sync(policy):
                              n_sink=1)  # fmt: skip
     assert stock >= 1
     assert bounded <= stock, f"{policy}: {bounded} host syncs per decode step against stock's {stock}"
+
+
+def test_depth1_tova_in_a_prompt_chunk_averages_the_chunk_queries():
+    """A chunk's scores: each kept key's eager weights averaged over the chunk's queries that saw it."""
+    model = make_model("llama", num_layers=1)
+    eager = eager_twin("llama")
+    cache = bounded_cache(model, 10, "tova", n_sink=1)
+    tokens = torch.randint(3, 128, (1, 30), generator=torch.Generator().manual_seed(5))
+    checked = 0
+    for start in range(0, 30, 4):
+        kvlimit.forward_step(model, cache, tokens[:, start : start + 4])
+        kept = held(cache, 0)
+        chunk = [entry for entry in kept if entry[0] >= start]
+        shown = [entry for entry in kept if entry[0] < start]
+        order = shown + chunk  # the columns the chunk's queries saw, in time
+        ids = torch.tensor([[i for _, i, _ in order]])
+        with torch.no_grad():
+            out = eager(
+                input_ids=ids, position_ids=torch.tensor([[p for _, _, p in order]]), output_attentions=True
+            )
+        weights = out.attentions[0][0].float().mean(dim=0)[-len(chunk) :]  # (chunk queries, columns)
+        seen = weights.shape[0] - torch.clamp(torch.arange(len(order)) - len(shown), min=0)
+        want = weights.sum(dim=0) / seen
+        group = cache.slot_groups[0]
+        for (idx, _, _), score in zip(order, want, strict=True):
+            slot = int((group.token_index[0] == idx).nonzero()[0, 0])
+            assert abs(float(group.attention[0, slot]) - float(score)) < 1e-5, f"token {idx}"
+            checked += 1
+    assert checked > 40

@@ -10,7 +10,10 @@ mask)` of those queries, in float32), and folds it into the layer's slot group a
 step's plan put each key column (decode: column j is slot j; a chunk: the stored slots it was shown,
 then its new tokens' slots). How, by the policy's `attention_mode(phase)`:
 
-- "last": the attention of each row's last real query replaces every score (TOVA);
+- "last": the attention of each row's last real query replaces every score;
+- "recent": the attention of the step's real queries, each key's averaged over the queries that
+  could see it, replaces every score (TOVA: in a decode step, the newest query's; in a prompt chunk,
+  the mean over the chunk's queries, so that a chunk's evictions do not hang on one query);
 - "mean": every real query's attention is added to the key's sum and the queries that could see it
   counted; a new token's sum and count start from its own (H2O, normalised as kvpress does);
 - "window": in a prompt chunk, the summed attention of the chunk's last `window` real queries,
@@ -120,7 +123,7 @@ class AttentionRecorder:
         assert group.attention is not None
         width = plan.kv_length
         scores = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
-        if mode != "mean":  # "last" (and "window", which only chunks use): the newest query's scores
+        if mode != "mean":  # "last", "recent" (and "window", which only chunks use): the newest query's
             group.attention[:, :width] = scores
             return
         assert group.attention_count is not None
@@ -156,7 +159,13 @@ class AttentionRecorder:
             new_seen = (q - torch.arange(q, device=real.device)).float()[None, :].expand(real.shape[0], -1)
             self._fold(group, writes.shown, writes.write_slots, plan, scores, seen_by, new_seen, add=True)
             return
-        if mode == "window":
+        if mode == "recent":
+            probs = head_mean_attention(query, key, mask, scaling, weights, slice(None))
+            total = (probs * real[:, :, None]).sum(dim=1)
+            seen_by = real.sum(dim=1, keepdim=True).float().clamp(min=1.0)
+            new_seen = (q - torch.arange(q, device=real.device)).float()[None, :]
+            scores = torch.cat((total[:, :shown] / seen_by, total[:, shown:] / new_seen), dim=1)
+        elif mode == "window":
             first = max(0, q - self.window)
             probs = head_mean_attention(query, key, mask, scaling, weights, slice(first, None))
             scores = (probs * real[:, first:, None]).sum(dim=1)

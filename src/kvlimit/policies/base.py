@@ -88,9 +88,10 @@ class EvictionPolicy:
     #: policies decide once per step for all layers.
     per_layer: ClassVar[bool] = False
     #: Policies that choose by attention name how the cache keeps the attention each key receives
-    #: (`SlotView.attention`): "last" (the newest query's), "mean" (summed over every query that saw
-    #: the key, divided by their number) or "window" (the last queries of a prompt chunk, pooled over
-    #: neighbouring keys); None: no attention is recorded. `attention_mode(phase)` may differ by phase.
+    #: (`SlotView.attention`): "last" (the newest query's), "recent" (the step's queries', each key's
+    #: averaged over those that saw it), "mean" (summed over every query ever to see the key, divided
+    #: by their number) or "window" (the last queries of a prompt chunk, pooled over neighbouring
+    #: keys); None: no attention is recorded. `attention_mode(phase)` may differ by phase.
     attention: ClassVar[str | None] = None
 
     def score(self, slots: SlotView) -> torch.Tensor:

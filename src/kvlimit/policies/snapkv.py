@@ -71,7 +71,7 @@ class SnapKV(EvictionPolicy):
     def attention_mode(self, phase: str) -> str | None:
         if phase == "chunk":
             return "window"
-        return "last" if self.decode_policy == "tova" else None
+        return "recent" if self.decode_policy == "tova" else None
 
     def score(self, slots: SlotView) -> torch.Tensor:
         index = slots.token_index

@@ -4,7 +4,7 @@ Oren et al., 2024, "Transformers are Multi-State RNNs" (arXiv:2401.06104), Token
 Attention: when the cache is over budget, drop the token with the lowest attention from the current
 query, attention averaged over all heads, one decision per layer for all its KV heads.
 
-A per-layer policy on the attention the cache records (`attention = "last"`: each step the newest
+A per-layer policy on the attention the cache records (`attention = "recent"`: each step the newest
 query's weights over every kept key, from the model's own forward; see `kvlimit.cache.attention`).
 
 Deviations from the paper (and from its code: Llama/Mistral, transformers 4.36, eager attention):
@@ -14,8 +14,9 @@ Deviations from the paper (and from its code: Llama/Mistral, transformers 4.36, 
   TOVA keeps them on its own most of the time, since they draw much attention.
 - any family whose attention goes through transformers' attention registry, sdpa or eager, batched
   and left-padded, with beams; each row decides alone (equal scores: the oldest token goes).
-- a prompt longer than the limit is prefilled in chunks: each chunk's eviction uses the attention of
-  the previous chunk's last query.
+- a prompt longer than the limit is prefilled in chunks (and `kvlimit ppl` streams its text in
+  chunks): a chunk's eviction uses the attention of the previous chunk's queries, each key's
+  averaged over the queries that could see it (one decode step: the newest query's, as in the paper).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Tova(EvictionPolicy):
         "per layer, keep the first n_sink tokens and evict the one the newest query attends to least (TOVA)"
     )
     per_layer: ClassVar[bool] = True
-    attention: ClassVar[str | None] = "last"
+    attention: ClassVar[str | None] = "recent"
     n_sink: int = 4
 
     def __post_init__(self) -> None:
