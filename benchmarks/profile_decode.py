@@ -186,7 +186,9 @@ class StepHook(StoppingCriteria):
         return [(b - a) * 1000 for a, b in itertools.pairwise(t)]
 
 
-def run_generate(model: Any, kind: str, limit: int, hook: StepHook, vocab: int, policy: str = "sinks") -> None:
+def run_generate(
+    model: Any, kind: str, limit: int, hook: StepHook, vocab: int, policy: str = "sinks"
+) -> None:
     gen = torch.Generator().manual_seed(0)
     total = hook.warmup + hook.steps + 1
     common = {

@@ -119,37 +119,105 @@ def batches(items: list[PromptItem], lengths: dict[str, int], size: int) -> Iter
         yield ordered[start : start + size]
 
 
+@dataclass(frozen=True)
+class BatchJob:
+    """What every batch of a run shares; picklable, so that Ray workers (`kvlimit.distributed`) get it.
+
+    Attributes:
+        config: the cache limit (tokens, or bytes resolved once per run), policy and its settings.
+        decoding: generate's decoding arguments (`max_new_tokens`, `do_sample`, `num_beams`, ...).
+        num_return_sequences: sequences (records) per prompt.
+        raw: feed prompts as text, without the model's chat template.
+        batch_size: prompts per batch, or "auto" (the planner, with `memory`).
+        memory: "auto" or a size, for `batch_size="auto"`.
+        seed: seeds sampling once, before the first batch.
+    """
+
+    config: LimitConfig
+    decoding: dict[str, Any]
+    num_return_sequences: int = 1
+    raw: bool = False
+    batch_size: int | str = 8
+    memory: str | None = None
+    seed: int | None = None
+
+    @property
+    def rows_per_prompt(self) -> int:
+        return max(int(self.decoding.get("num_beams", 1)), self.num_return_sequences)
+
+
+class BatchRunner:
+    """A loaded model running a `BatchJob`: plans the batch size and the limit once, then generates batches."""
+
+    def __init__(self, loaded: LoadedModel, job: BatchJob):
+        self.loaded = loaded
+        self.job = job
+        self.size: int | None = None
+        self.limit: int | None = None
+        if job.seed is not None:
+            transformers.set_seed(job.seed)
+
+    def prepare(self, longest_prompt: int) -> tuple[int, int]:
+        """(batch size, cache limit in tokens), planned on the first call for prompts of `longest_prompt` tokens."""
+        if self.size is None or self.limit is None:
+            self.size = _batch_size(self.job, self.loaded, longest_prompt)
+            self.limit = _token_limit(self.job.config, self.loaded, self.size * self.job.rows_per_prompt)
+        return self.size, self.limit
+
+    def encode(self, items: Iterable[PromptItem]) -> dict[str, list[int]]:
+        return {item.id: _encode(self.loaded, item.prompt, raw=self.job.raw) for item in items}
+
+    def run(self, items: list[PromptItem], sink: TextIO, on_batch: Any = None) -> int:
+        """Generate `items` in batches sorted by length, appending each batch's records to `sink`; new tokens made."""
+        encoded = self.encode(items)
+        lengths = {key: len(ids) for key, ids in encoded.items()}
+        size, limit = self.prepare(max(lengths.values()))
+        tokens = 0
+        for batch in batches(items, lengths, size):
+            records = _generate_batch(self.loaded, batch, encoded, limit, self.job)
+            _append(sink, records)
+            tokens += sum(r["new_tokens"] for r in records)
+            if on_batch is not None:
+                on_batch(batch, records)
+        return tokens
+
+
+def job_from_args(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> BatchJob:
+    return BatchJob(config, dict(decoding.kwargs), args.num_return_sequences, args.raw, args.batch_size,
+                    args.memory, args.seed)  # fmt: skip
+
+
 def run_batch(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> int:
     """`kvlimit generate --prompts FILE`: see the module docstring."""
+    job = job_from_args(args, decoding, config)
+    if getattr(args, "ray", None) is not None:
+        from ..distributed import run_corpus_command
+
+        return run_corpus_command(args, job)
     items = read_prompts(args.prompts)
-    rows_per_prompt = max(args.num_beams, args.num_return_sequences)
     output_path = pathlib.Path(args.output).expanduser() if args.output else None
-    done = finished_ids(output_path, args.num_return_sequences) if output_path else set()
+    done = finished_ids(output_path, job.num_return_sequences) if output_path else set()
     pending = [item for item in items if item.id not in done]
     status(args, f"{len(items)} prompts, {len(done)} already in the output, {len(pending)} to generate")
     if not pending:
         return 0
-    loaded = load_with_status(args)
-    encoded = {item.id: _encode(loaded, item.prompt, raw=args.raw) for item in pending}
-    lengths = {key: len(ids) for key, ids in encoded.items()}
-    size = _batch_size(args, loaded, config, max(lengths.values()), rows_per_prompt)
-    limit = _token_limit(config, loaded, size * rows_per_prompt)
+    runner = BatchRunner(load_with_status(args), job)
+    size, limit = runner.prepare(max(len(ids) for ids in runner.encode(pending).values()))
     status(args, f"batches of {size} prompts, cache_limit {limit} tokens, policy {config.policy.describe()}")
-    if args.seed is not None:
-        transformers.set_seed(args.seed)
     sink = output_path.open("a", encoding="utf-8") if output_path else sys.stdout
     bar = tqdm(
         total=len(pending), unit="prompt", file=sys.stderr, disable=args.quiet or not sys.stderr.isatty()
     )
-    tokens = 0
     started = time.perf_counter()
+    made = [0]
+
+    def on_batch(batch: list[PromptItem], records: list[dict[str, Any]]) -> None:
+        made[0] += sum(r["new_tokens"] for r in records)
+        bar.update(len(batch))
+        bar.set_postfix(tokens_per_s=f"{made[0] / (time.perf_counter() - started):.1f}", cache=f"{limit}")
+
     try:
-        for batch in batches(pending, lengths, size):
-            records = _generate_batch(loaded, batch, encoded, limit, config, decoding, args)
-            _append(sink, records)
-            tokens += sum(r["new_tokens"] for r in records)
-            bar.update(len(batch))
-            bar.set_postfix(tokens_per_s=f"{tokens / (time.perf_counter() - started):.1f}", cache=f"{limit}")
+        runner.run(pending, sink, on_batch)
     except KeyboardInterrupt:
         status(args, f"interrupted: {bar.n} of {len(pending)} prompts written")
         return EXIT_INTERRUPTED
@@ -157,7 +225,7 @@ def run_batch(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> i
         bar.close()
         if sink is not sys.stdout:
             sink.close()
-    status(args, f"{len(pending)} prompts, {tokens} new tokens in {time.perf_counter() - started:.1f} s")
+    status(args, f"{len(pending)} prompts, {made[0]} new tokens in {time.perf_counter() - started:.1f} s")
     return 0
 
 
@@ -172,15 +240,14 @@ def _encode(loaded: LoadedModel, prompt: str, *, raw: bool) -> list[int]:
     return [int(i) for i in encoded["input_ids"]]
 
 
-def _batch_size(
-    args: argparse.Namespace, loaded: LoadedModel, config: LimitConfig, prompt: int, rows: int
-) -> int:
-    if args.batch_size != "auto":
-        return int(args.batch_size)
-    limit = config.cache_limit_tokens or 1024
-    memory = args.memory or "auto"
-    result = plan(loaded.model, memory=memory, new_tokens=args.max_new_tokens, num_beams=rows,
-                  prompt_tokens=prompt, limits=[max(2, limit)], policy=config.policy)  # fmt: skip
+def _batch_size(job: BatchJob, loaded: LoadedModel, prompt: int) -> int:
+    if job.batch_size != "auto":
+        return int(job.batch_size)
+    limit = job.config.cache_limit_tokens or 1024
+    memory = job.memory or "auto"
+    result = plan(loaded.model, memory=memory, new_tokens=int(job.decoding["max_new_tokens"]),
+                  num_beams=job.rows_per_prompt, prompt_tokens=prompt, limits=[max(2, limit)],
+                  policy=job.config.policy)  # fmt: skip
     fits = result.rows[0].sequences
     if fits < 1:
         raise CLIError(
@@ -197,13 +264,7 @@ def _token_limit(config: LimitConfig, loaded: LoadedModel, rows: int) -> int:
 
 
 def _generate_batch(
-    loaded: LoadedModel,
-    batch: list[PromptItem],
-    encoded: dict[str, list[int]],
-    limit: int,
-    config: LimitConfig,
-    decoding: Any,
-    args: argparse.Namespace,
+    loaded: LoadedModel, batch: list[PromptItem], encoded: dict[str, list[int]], limit: int, job: BatchJob
 ) -> list[dict[str, Any]]:
     """Generate one batch (left-padded) and return its records."""
     tokenizer, model = loaded.tokenizer, loaded.model
@@ -215,20 +276,21 @@ def _generate_batch(
         [[0] * (width - len(encoded[i.id])) + [1] * len(encoded[i.id]) for i in batch], device=device
     )
     start = time.perf_counter()
+    returns = job.num_return_sequences
     with torch.no_grad():
-        out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy=config.policy,
-                       num_return_sequences=args.num_return_sequences, pad_token_id=pad, **decoding.kwargs)  # fmt: skip
+        out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy=job.config.policy,
+                       num_return_sequences=returns, pad_token_id=pad, **job.decoding)  # fmt: skip
     seconds = round(time.perf_counter() - start, 3)
     eos = set(_eos_ids(model, tokenizer))
     records = []
     for row in range(out.shape[0]):
-        item = batch[row // args.num_return_sequences]
+        item = batch[row // returns]
         new = out[row, width:].tolist()
         end = next((k + 1 for k, t in enumerate(new) if t in eos), len(new))
         records.append({
             "id": item.id,
             "prompt": item.prompt,
-            "sequence": row % args.num_return_sequences,
+            "sequence": row % returns,
             "text": tokenizer.decode(new[:end], skip_special_tokens=True, clean_up_tokenization_spaces=False),
             "new_tokens": end,
             "stop_reason": "eos" if end < len(new) or (new and new[-1] in eos) else "max_new_tokens",

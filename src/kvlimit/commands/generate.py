@@ -196,6 +196,22 @@ def _add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         help="prompts per batch, or auto: the most that fit --memory (kvlimit plan) (default: 8)",
     )
     batch.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        nargs="?",
+        const="local",
+        default=None,
+        help="run --prompts on a Ray cluster (pip install 'kvlimit[ray]'): --output is then a folder of "
+        "shards; ADDRESS of an existing cluster (e.g. ray://head:10001 or auto), none: a local one",
+    )
+    batch.add_argument("--workers", type=int, metavar="N", default=2, help="with --ray: workers (default: 2)")
+    batch.add_argument(
+        "--worker-cpus", type=float, metavar="N", default=1.0, help="with --ray: CPUs per worker (default: 1)"
+    )
+    batch.add_argument(
+        "--worker-gpus", type=float, metavar="N", default=0.0, help="with --ray: GPUs per worker (default: 0)"
+    )
+    batch.add_argument(
         "--memory",
         metavar="SIZE|auto",
         default=None,
@@ -402,6 +418,12 @@ def _check_batch_options(args: argparse.Namespace) -> None:
             parse_bytes(args.memory, parameter="--memory")
         except ValueError as exc:
             raise CLIError(str(exc)) from exc
+    if args.ray is not None:
+        check_number(args.workers, "--workers", at_least=1)
+        check_number(args.worker_cpus, "--worker-cpus", at_least=0)
+        check_number(args.worker_gpus, "--worker-gpus", at_least=0)
+    elif (args.workers, args.worker_cpus, args.worker_gpus) != (2, 1.0, 0.0):
+        raise CLIError("--workers, --worker-cpus and --worker-gpus go with --ray")
     read_prompts(args.prompts)  # a malformed line is an error before any model loads
 
 
