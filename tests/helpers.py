@@ -41,10 +41,18 @@ class ForceTokens(LogitsProcessor):
 
 
 def bounded_cache(
-    model, limit, policy="sinks", max_length=None, *, rebase_after=None, rank_every=2, **settings
+    model,
+    limit,
+    policy="sinks",
+    max_length=None,
+    *,
+    rebase_after=None,
+    rank_every=2,
+    kv_dtype=None,
+    **settings,
 ):
     """A `BoundedCache` for `model` built with explicit position settings (pass it to generate as `cache=`)."""
-    config = kvlimit.LimitConfig.create(limit, policy, **settings)
+    config = kvlimit.LimitConfig.create(limit, policy, kv_dtype=kv_dtype, **settings)
     spec = kvlimit.inspect_model(model)
     return kvlimit.build_cache(model, spec, config, limit, max_length, rebase_after=rebase_after,
                                rank_every=rank_every)  # fmt: skip

@@ -59,7 +59,7 @@ GENERATE = [
     ),
     (
         {"policy": "window"},
-        r"policy needs cache_limit: .* n_sink, n_recent, positions and prefill_chunk need cache_limit",
+        r"policy needs cache_limit: .* n_sink, n_recent, positions, prefill_chunk, kv_dtype and kv_group need cache_limit",
     ),
     ({"n_sink": 2}, r"need cache_limit; pass cache_limit=N"),
 ]
@@ -151,7 +151,15 @@ def test_every_numeric_option_is_covered():
     } <= names
 
 
-REQUIRED = {"generate": ["PROMPT"], "info": [], "ppl": [], "bench": []}
+REQUIRED = {
+    "generate": ["PROMPT"],
+    "info": [],
+    "ppl": [],
+    "bench": [],
+    "plan": [],
+    "needle": [],
+    "throughput": [],
+}
 
 
 @pytest.mark.parametrize(("command", "option", "kind"), numeric_options())

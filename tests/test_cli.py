@@ -535,6 +535,27 @@ def test_error_byte_budget_too_small(tiny: TinyModel, capsys: pytest.CaptureFixt
     )
 
 
+def test_error_no_prompt(capsys: pytest.CaptureFixture[str]) -> None:
+    assert_error(capsys, ["generate"], "give a PROMPT, or --prompts FILE for many")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--num-return-sequences", "2"),
+        ("--batch-size", "4"),
+        ("--ray", None),
+        ("--workers", "3"),
+        ("--memory", "1GiB"),
+    ],
+)
+def test_error_batch_option_without_prompts(
+    capsys: pytest.CaptureFixture[str], option: str, value: str | None
+) -> None:
+    given = [option] if value is None else [option, value]
+    assert_error(capsys, ["generate", PROMPT, *given], option, "goes with --prompts FILE")
+
+
 def test_error_empty_raw_prompt(capsys: pytest.CaptureFixture[str]) -> None:
     assert_error(capsys, ["generate", "  ", "--raw"], "the prompt is empty")
 
@@ -561,7 +582,7 @@ def test_debug_shows_the_traceback(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [[], ["generate"], ["generate", PROMPT, "--max-new-tokens", "many"], ["generate", PROMPT, "--nope"]],
+    [[], ["generate", PROMPT, "--max-new-tokens", "many"], ["generate", PROMPT, "--nope"]],
 )
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as info:

@@ -94,7 +94,9 @@ def test_settings_must_leave_room_in_the_limit(tiny_llama):
         kvlimit.generate(tiny_llama, input_ids=ids, cache_limit=8, policy="knorm", n_sink=4, n_recent=4)
     with pytest.raises(ValueError, match="does not take the setting"):
         kvlimit.generate(tiny_llama, input_ids=ids, cache_limit=8, policy="sinks", n_recent=2)
-    with pytest.raises(ValueError, match="n_recent, positions and prefill_chunk need cache_limit"):
+    with pytest.raises(
+        ValueError, match="n_recent, positions, prefill_chunk, kv_dtype and kv_group need cache_limit"
+    ):
         kvlimit.generate(tiny_llama, input_ids=ids, n_recent=2)
 
 

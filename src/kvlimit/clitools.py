@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from . import models as _models
+from .cache.quant import BITS, DEFAULT_KV_GROUP, check_group
 from .config import parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
 from .policies import policies_taking
@@ -46,9 +47,55 @@ def cli_names(message: str) -> str:
         ("window=", "--window "),
         ("pool=", "--pool "),
         ("policy=", "--policy "),
+        ("kv_dtype=", "--kv-dtype "),
+        ("kv_group must", "--kv-group must"),
     ):
         message = message.replace(python, option)
     return message
+
+
+def add_kv_storage_arguments(group: Any) -> None:
+    """`--kv-dtype` and `--kv-group`: how the cache stores keys and values (one choice)."""
+    group.add_argument(
+        "--kv-dtype",
+        metavar="|".join(("none", *BITS)),
+        default="none",
+        help="store keys and values quantized (kvlimit.cache.quant): int8, int4 or fp8 codes with a "
+        "float16 scale per block, the sinks in float; none keeps the model's dtype (default: none)",
+    )
+    group.add_argument(
+        "--kv-group",
+        metavar="N",
+        type=int,
+        default=DEFAULT_KV_GROUP,
+        help=f"with --kv-dtype: dims per quantization block, one scale each (default: {DEFAULT_KV_GROUP})",
+    )
+
+
+def kv_dtype_name(text: str, *, option: str = "--kv-dtype") -> str | None:
+    """A `--kv-dtype` word: None for none, else one of the quantized schemes."""
+    name = text.strip().lower()
+    if name == "none":
+        return None
+    if name not in BITS:
+        raise CLIError(f"{option} {text!r} is not one of none, {', '.join(BITS)}")
+    return name
+
+
+def kv_group_from_args(args: argparse.Namespace) -> int:
+    try:
+        return check_group(args.kv_group)
+    except ValueError as exc:
+        raise CLIError(cli_names(str(exc))) from exc
+
+
+def kv_storage_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """LimitConfig's kv_dtype and kv_group from `--kv-dtype NAME` and `--kv-group N`."""
+    kv_dtype = kv_dtype_name(args.kv_dtype)
+    group = kv_group_from_args(args)
+    if kv_dtype is None and group != DEFAULT_KV_GROUP:
+        raise CLIError("--kv-group goes with --kv-dtype int8, int4 or fp8")
+    return {"kv_dtype": kv_dtype, "kv_group": group if kv_dtype is not None else None}
 
 
 class ParagraphFormatter(argparse.HelpFormatter):

@@ -1,4 +1,4 @@
-"""What a caller asks for: the cache limit, the eviction policy and how positions are handled.
+"""What a caller asks for: the cache limit, the eviction policy, how positions are handled and how the cache is stored.
 
 Contract: `LimitConfig.create(...)` validates every argument and raises `ValueError` naming the
 parameter and what is allowed; a `LimitConfig` that exists is valid. A byte budget
@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .cache.quant import BITS, DEFAULT_KV_GROUP, check_group
 from .policies import EvictionPolicy, make_policy
 
 #: Ways the kept tokens of a learned-absolute-position model (GPT-2, OPT, GPT-BigCode) get positions.
@@ -70,6 +71,9 @@ class LimitConfig:
         policy: the eviction policy object.
         positions: "auto", or for learned-absolute-position models "reencode" / "clamp".
         prefill_chunk: tokens per forward when a prompt is longer than the limit (None: automatic).
+        kv_dtype: quantized storage "int8", "int4" or "fp8" (`kvlimit.cache.quant`), or None (the
+            model's dtype).
+        kv_group: dims per quantization block, one scale each.
     """
 
     cache_limit_tokens: int | None
@@ -77,6 +81,8 @@ class LimitConfig:
     policy: EvictionPolicy
     positions: str = "auto"
     prefill_chunk: int | None = None
+    kv_dtype: str | None = None
+    kv_group: int = DEFAULT_KV_GROUP
 
     @classmethod
     def create(
@@ -86,6 +92,8 @@ class LimitConfig:
         *,
         positions: str | None = None,
         prefill_chunk: int | None = None,
+        kv_dtype: str | None = None,
+        kv_group: int | None = None,
         **policy_settings: Any,
     ) -> LimitConfig:
         """Validate user arguments. `policy_settings` (e.g. ``n_sink=2``) configure a policy named by string."""
@@ -126,16 +134,27 @@ class LimitConfig:
                         f"(cache_limit {tokens} - {policy_obj.protected_tokens} protected tokens = {room}); "
                         f"use prefill_chunk <= {room}"
                     )
-        return cls(tokens, budget, policy_obj, mode, prefill_chunk)
+        if kv_dtype is not None and kv_dtype not in BITS:
+            raise ValueError(
+                f"kv_dtype={kv_dtype!r} is not one of {', '.join(map(repr, BITS))} or None (the model's dtype)"
+                f"{suggest(str(kv_dtype), tuple(BITS))}"
+            )
+        group = DEFAULT_KV_GROUP if kv_group is None else check_group(kv_group)
+        return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group)
 
-    def tokens_for(self, bytes_per_token_per_row: int, rows: int) -> int:
-        """The token limit per row: the given one, or the largest that fits the byte budget."""
+    def tokens_for(self, bytes_per_token_per_row: int, rows: int, bytes_per_row: int = 0) -> int:
+        """The token limit per row: the given one, or the largest that fits the byte budget.
+
+        A row costs `bytes_per_row + tokens x bytes_per_token_per_row` (quantized caches keep their
+        sinks in float too: `bytes_per_row`).
+        """
         if self.cache_limit_tokens is not None:
             return self.cache_limit_tokens
         assert self.cache_limit_bytes is not None
-        tokens = self.cache_limit_bytes // max(1, bytes_per_token_per_row * rows)
+        room = self.cache_limit_bytes // max(1, rows) - bytes_per_row
+        tokens = max(0, room) // max(1, bytes_per_token_per_row)
         if tokens <= self.policy.protected_tokens:
-            need = (self.policy.protected_tokens + 1) * bytes_per_token_per_row * rows
+            need = ((self.policy.protected_tokens + 1) * bytes_per_token_per_row + bytes_per_row) * rows
             raise ValueError(
                 f"cache_limit={self.cache_limit_bytes} bytes holds only {tokens} tokens per sequence for this "
                 f"model and batch ({rows} rows x {bytes_per_token_per_row} bytes per token); "
@@ -150,4 +169,5 @@ class LimitConfig:
             if self.cache_limit_tokens is not None
             else f"{self.cache_limit_bytes} bytes"
         )
-        return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}"
+        stored = "" if self.kv_dtype is None else f", kv_dtype={self.kv_dtype} (blocks of {self.kv_group})"
+        return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}"

@@ -23,7 +23,8 @@ from typing import Any
 
 import torch
 
-from .cache import BoundedCache, LayerLayout
+from .cache import BoundedCache, LayerLayout, quant
+from .cache.quant import DEFAULT_KV_GROUP
 from .config import LimitConfig
 from .integrations import hf
 from .policies import EvictionPolicy
@@ -41,7 +42,7 @@ RANK_EVERY = 2
 #: custom_generate only the arguments its signature names; tests/test_arguments.py checks the list).
 POLICY_SETTINGS = ("n_sink", "n_recent", "window", "pool", "decode_policy")
 #: Arguments of generate that configure the bounded cache (all need cache_limit).
-_LIMIT_OPTIONS = ("policy", "positions", "prefill_chunk", *POLICY_SETTINGS)
+_LIMIT_OPTIONS = ("policy", "positions", "prefill_chunk", "kv_dtype", "kv_group", *POLICY_SETTINGS)
 
 
 def _needs_limit(options: dict[str, Any]) -> ValueError:
@@ -49,8 +50,8 @@ def _needs_limit(options: dict[str, Any]) -> ValueError:
     given = " and ".join(name for name, value in options.items() if value is not None)
     verb = "needs" if " and " not in given else "need"
     return ValueError(
-        f"{given} {verb} cache_limit: policy, window, pool, decode_policy, n_sink, n_recent, positions and "
-        "prefill_chunk need cache_limit; pass cache_limit=N"
+        f"{given} {verb} cache_limit: policy, window, pool, decode_policy, n_sink, n_recent, positions, "
+        "prefill_chunk, kv_dtype and kv_group need cache_limit; pass cache_limit=N"
     )
 
 
@@ -62,6 +63,8 @@ def _limit_config(cache_limit: int | str, options: dict[str, Any]) -> LimitConfi
         options.get("policy"),
         positions=options.get("positions"),
         prefill_chunk=options.get("prefill_chunk"),
+        kv_dtype=options.get("kv_dtype"),
+        kv_group=options.get("kv_group"),
         **settings,
     )
 
@@ -82,6 +85,8 @@ def generate(
     decode_policy: str | None = None,
     positions: str | None = None,
     prefill_chunk: int | None = None,
+    kv_dtype: str | None = None,
+    kv_group: int | None = None,
     streamer: Any = None,
     **kwargs: Any,
 ) -> Any:
@@ -107,6 +112,10 @@ def generate(
             or "clamp" (cheap: positions stop at the table's last entry).
         prefill_chunk: tokens per forward when the prompt is longer than the limit (default: a
             quarter of the limit, at most the limit minus the protected tokens).
+        kv_dtype: store the bounded cache quantized: "int8" or "fp8" (about a half of bfloat16's
+            bytes), "int4" (about a third); None (default) keeps the model's dtype. Per token, in
+            blocks of `kv_group` dims with one float16 scale each; the sinks stay in the model's dtype.
+        kv_group: dims per quantization block (default 32, as llama.cpp's q8_0 / q4_0).
         streamer: a transformers streamer; receives the tokens as they are generated.
         **kwargs: anything transformers' `generate` takes (max_new_tokens, do_sample, num_beams, ...).
 
@@ -115,7 +124,8 @@ def generate(
         `return_dict_in_generate=True` whose `cache` is the `BoundedCache`.
     """
     options = {"policy": policy, "positions": positions, "prefill_chunk": prefill_chunk, "n_sink": n_sink,
-               "n_recent": n_recent, "window": window, "pool": pool, "decode_policy": decode_policy}  # fmt: skip
+               "n_recent": n_recent, "window": window, "pool": pool, "decode_policy": decode_policy,
+               "kv_dtype": kv_dtype, "kv_group": kv_group}  # fmt: skip
     if not hf.is_prepared_call(logits_processor, stopping_criteria, generation_config, kwargs):
         return _generate_from_user(
             model,
@@ -238,12 +248,17 @@ def _cache_for_call(
             raise ValueError(
                 f"policy {config.policy.describe()} differs from the passed BoundedCache's {existing.policy.describe()}"
             )
+        if existing.kv_dtype != config.kv_dtype:
+            raise ValueError(
+                f"kv_dtype={config.kv_dtype!r} differs from the passed BoundedCache's {existing.kv_dtype!r}"
+            )
         return existing
     if existing is not None and hf.is_user_cache(existing):
         raise ValueError(
             "with cache_limit, pass no cache (kvlimit builds one) or a kvlimit.BoundedCache to continue"
         )
-    limit = config.tokens_for(kv_bytes_per_token(model), rows)
+    per_token, per_row = token_cost(model, config)
+    limit = config.tokens_for(per_token, rows, per_row)
     return build_cache(model, spec, config, limit, max_length)
 
 
@@ -312,7 +327,14 @@ def build_cache(
         reencode=reencode,
     )
     cache = BoundedCache(
-        limit, config.policy, layout, keeper, max_length=max_length, position_bound=spec.position_bound
+        limit,
+        config.policy,
+        layout,
+        keeper,
+        max_length=max_length,
+        position_bound=spec.position_bound,
+        kv_dtype=config.kv_dtype,
+        kv_group=config.kv_group,
     )
     cache.model_spec = spec
     return cache
@@ -390,18 +412,52 @@ def _prefill_chunk(config: LimitConfig, cache: BoundedCache, prompt_length: int)
     return cache.policy.default_chunk(cache.cache_limit)
 
 
-def kv_bytes_per_token(model: Any) -> int:
+def kv_bytes_per_token(model: Any, kv_dtype: str | None = None, kv_group: int = DEFAULT_KV_GROUP) -> int:
     """Bytes of keys and values one token takes in the cache of one sequence (all layers).
 
-    Measured once per model, dtype and device with a one-token forward (exact for every family),
-    then remembered on the model.
+    The model's dtype: measured once per model, dtype and device with a one-token forward (exact for
+    every family), then remembered on the model. Quantized (`kv_dtype`): the codes and scales of
+    those same key and value shapes (`kvlimit.cache.quant`); the layers of a model's own sliding
+    window stay in its dtype and are counted so.
     """
     key = (str(model.dtype), str(model.device))
-    known = getattr(model, "_kvlimit_kv_bytes", None)
+    known = getattr(model, "_kvlimit_kv_shapes", None)
     if known is None or known[0] != key:
-        known = (key, hf.probe_kv_bytes_per_token(model))
-        model._kvlimit_kv_bytes = known
-    return int(known[1])
+        known = (key, hf.probe_kv_shapes(model))
+        model._kvlimit_kv_shapes = known
+    shapes: list[hf.KVShape] = known[1]
+    if kv_dtype is None:
+        return sum(shape.nbytes for shape in shapes)
+    stored = quant.scheme(kv_dtype)
+    spec = hf.inspect_model(model)
+    sliding = {i for i, kind in enumerate(spec.layer_types) if kind == "sliding_attention"}
+    total = 0
+    for idx, shape in enumerate(shapes):
+        if idx in sliding:
+            total += shape.nbytes
+            continue
+        for heads, dim in ((shape.key_heads, shape.key_dim), (shape.value_heads, shape.value_dim)):
+            total += heads * stored.bytes_per_vector(dim, quant.block_size(dim, kv_group))
+    return total
+
+
+def largest_layer_bytes_per_token(model: Any) -> int:
+    """One token's keys and values in the model's dtype in its largest layer: what a quantized cache
+    dequantizes at a time, per token (the transient the planner counts)."""
+    kv_bytes_per_token(model)  # measures and remembers the shapes
+    return max(shape.nbytes for shape in model._kvlimit_kv_shapes[1])
+
+
+def token_cost(model: Any, config: LimitConfig) -> tuple[int, int]:
+    """(bytes per token, fixed bytes per row) of `config`'s cache for `model`, one row.
+
+    A row of `n` tokens takes `n x bytes_per_token + bytes_per_row`: a quantized cache also keeps
+    its policy's sinks in the model's dtype (`bytes_per_row`); a float cache has none.
+    """
+    per_token = kv_bytes_per_token(model, config.kv_dtype, config.kv_group)
+    if config.kv_dtype is None:
+        return per_token, 0
+    return per_token, config.policy.protected_tokens * kv_bytes_per_token(model)
 
 
 def enable(model: Any) -> Any:

@@ -14,7 +14,11 @@ memory the system has available). Measured, not guessed:
   of the prompt (or of one prefill chunk, when the prompt is longer than the limit) at 1 and 2 rows:
   the peak over the baseline, CUDA's allocator peak or the process's peak RSS (the kernel's VmHWM),
   fixed part and part per row;
-- the model's own bytes (parameters and buffers) and the process's memory now, for the report.
+- the model's own bytes (parameters and buffers) and the process's memory now, for the report;
+- with `kv_dtype` (a quantized bounded cache): the stored bytes per token (codes and scales,
+  `kv_bytes_per_token(model, kv_dtype)`), the policy's sinks kept in the model's dtype per row, and
+  the one layer at a time a forward dequantizes (its keys and values of `limit` tokens in the
+  model's dtype, per row), counted as transient.
 
 A batch of `b` sequences is predicted to peak at `now + b x rows_per_sequence x (cache per row +
 transient per row) + transient fixed`; the largest `b` whose growth fits `memory` is the plan.
@@ -32,8 +36,9 @@ from typing import Any
 import psutil
 import torch
 
-from .config import parse_bytes
-from .generation import kv_bytes_per_token
+from .cache.quant import DEFAULT_KV_GROUP
+from .config import LimitConfig, parse_bytes
+from .generation import kv_bytes_per_token, largest_layer_bytes_per_token, token_cost
 from .integrations import hf
 from .memory import read_peak_rss, reset_peak_rss
 from .policies import make_policy
@@ -74,26 +79,40 @@ class MemoryPlan:
     kv_bytes_per_token: int
     transient_fixed_bytes: int
     transient_per_row_bytes: int
+    kv_dtype: str | None = None
+    stored_bytes_per_token: int = 0  # a quantized bounded cache's (0: as kv_bytes_per_token)
+    sink_bytes_per_row: int = 0  # a quantized bounded cache's sinks, kept in the model's dtype
+    dequantized_bytes_per_token: int = 0  # the largest layer's keys and values of one token, dequantized
     rows: list[PlanRow] = field(default_factory=list)
     stock: PlanRow | None = None
-
-    def predicted_peak(self, sequences: int, cache_limit: int | None) -> int:
-        """The process's predicted peak when generating `sequences` sequences with `cache_limit`."""
-        return self.process_bytes + self._growth(sequences, self.cache_bytes_per_row(cache_limit))
 
     def cache_bytes_per_row(self, cache_limit: int | None) -> int:
         """One row's cache bytes at the end of the run (the unbounded cache: prompt + new tokens)."""
         total = self.prompt_tokens + self.new_tokens
-        tokens = total if cache_limit is None else min(cache_limit, total)
-        return tokens * self.kv_bytes_per_token
+        if cache_limit is None:
+            return total * self.kv_bytes_per_token
+        tokens = min(cache_limit, total)
+        if self.kv_dtype is None:
+            return tokens * self.kv_bytes_per_token
+        return tokens * self.stored_bytes_per_token + self.sink_bytes_per_row
 
-    def _growth(self, sequences: int, cache_per_row: int) -> int:
+    def transient_bytes_per_row(self, cache_limit: int | None) -> int:
+        """A forward's transient per row: measured, plus one dequantized layer in a quantized cache."""
+        if cache_limit is None or self.kv_dtype is None:
+            return self.transient_per_row_bytes
+        tokens = min(cache_limit, self.prompt_tokens + self.new_tokens)
+        return self.transient_per_row_bytes + tokens * self.dequantized_bytes_per_token
+
+    def predicted_peak(self, sequences: int, cache_limit: int | None) -> int:
+        """The process's predicted peak when generating `sequences` sequences with `cache_limit`."""
         rows = sequences * self.num_beams
-        return rows * (cache_per_row + self.transient_per_row_bytes) + self.transient_fixed_bytes
+        per_row = self.cache_bytes_per_row(cache_limit) + self.transient_bytes_per_row(cache_limit)
+        return self.process_bytes + rows * per_row + self.transient_fixed_bytes
 
     def fits(self, cache_limit: int | None) -> int:
         """The most sequences whose predicted growth fits `memory` (0 when one does not)."""
-        per_sequence = self.num_beams * (self.cache_bytes_per_row(cache_limit) + self.transient_per_row_bytes)
+        per_row = self.cache_bytes_per_row(cache_limit) + self.transient_bytes_per_row(cache_limit)
+        per_sequence = self.num_beams * per_row
         room = self.memory - self.transient_fixed_bytes
         return max(0, room // per_sequence) if per_sequence > 0 else 0
 
@@ -110,14 +129,22 @@ def plan(
     prompt_tokens: int = 64,
     limits: Sequence[int] = DEFAULT_LIMITS,
     policy: str | Any = "sinks",
+    kv_dtype: str | None = None,
+    kv_group: int = DEFAULT_KV_GROUP,
 ) -> MemoryPlan:
-    """How many sequences fit `memory` at each of `limits` and with the stock cache (module docstring)."""
+    """How many sequences fit `memory` at each of `limits` and with the stock cache (module docstring).
+
+    `kv_dtype` ("int8", "int4", "fp8"): the bounded rows store keys and values quantized in blocks of
+    `kv_group` dims; the stock row stays in the model's dtype.
+    """
     _check(new_tokens, num_beams, prompt_tokens, limits)
     hf.inspect_model(model)
     device = next(model.parameters()).device
     budget = free_memory(device) if memory == "auto" else _budget(memory)
     per_token = kv_bytes_per_token(model)
     chunk_policy = make_policy(policy) if isinstance(policy, str) else policy
+    config = LimitConfig.create(min(limits), chunk_policy, kv_dtype=kv_dtype, kv_group=kv_group)
+    stored, sinks = token_cost(model, config)
     probe_tokens = prompt_tokens
     if prompt_tokens > min(limits):
         probe_tokens = chunk_policy.default_chunk(min(limits))  # a long prompt is prefilled in chunks
@@ -133,6 +160,10 @@ def plan(
         kv_bytes_per_token=per_token,
         transient_fixed_bytes=fixed,
         transient_per_row_bytes=per_row,
+        kv_dtype=kv_dtype,
+        stored_bytes_per_token=stored,
+        sink_bytes_per_row=sinks,
+        dequantized_bytes_per_token=largest_layer_bytes_per_token(model) if kv_dtype else 0,
     )
     rows = [_row(partial, limit) for limit in limits]
     plan_ = MemoryPlan(**{**asdict(partial), "rows": rows, "stock": _row(partial, None)})

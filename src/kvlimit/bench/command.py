@@ -27,12 +27,15 @@ from typing import Any, TextIO
 
 import torch
 
+from ..cache.quant import BITS, DEFAULT_KV_GROUP
 from ..clitools import (
     CLIError,
     Progress,
     add_common_arguments,
     add_model_arguments,
     add_policy_settings,
+    kv_dtype_name,
+    kv_group_from_args,
     load_from_args,
     parse_list,
     policy_settings_from_args,
@@ -116,6 +119,20 @@ def _add_workload_arguments(runs: argparse._ArgumentGroup) -> None:
         "the settings below that apply to it",
     )
     add_policy_settings(runs)
+    runs.add_argument(
+        "--kv-dtype",
+        metavar="D[,D...]",
+        default="none",
+        help=f"cache storage, comma-separated: none (the model's dtype), {', '.join(BITS)}; each policy "
+        "runs in each, and a quantized run is compared with the same policy in float (default: none)",
+    )
+    runs.add_argument(
+        "--kv-group",
+        metavar="N",
+        type=int,
+        default=DEFAULT_KV_GROUP,
+        help=f"with --kv-dtype: dims per quantization block, one scale each (default: {DEFAULT_KV_GROUP})",
+    )
     runs.add_argument("--no-stock", action="store_true", help="skip the stock generate run")
     runs.add_argument(
         "--prompt",
@@ -199,10 +216,15 @@ def settings_from_args(args: argparse.Namespace) -> BenchSettings:
             f"--recompute-steps ({args.recompute_steps}) cannot exceed --interleaved-rounds "
             f"({args.interleaved_rounds}): recomputation is timed inside the interleaved block"
         )
+    dtypes = parse_list(args.kv_dtype, kv_dtype_name, option="--kv-dtype")
+    if len(set(dtypes)) != len(dtypes):
+        raise CLIError(f"--kv-dtype names a storage twice: {args.kv_dtype}")
+    variants = [policy if dtype is None else f"{policy}:{dtype}" for policy in policies for dtype in dtypes]
     settings = BenchSettings(
         cache_limit=args.cache_limit,
         tokens=args.tokens,
-        policies=tuple(policies),
+        policies=tuple(variants),
+        kv_group=kv_group_from_args(args),
         policy_settings=policy_settings_from_args(args, policies),
         buckets=args.buckets,
         interleaved_rounds=args.interleaved_rounds,

@@ -73,6 +73,11 @@ def compute_ratios(result: dict[str, Any]) -> dict[str, Any]:
         overhead_runs = ratio(window(run, "at_limit"), window(stock, "around_limit"))
         flat = ratio(step(f"{name}@T"), step(name))
         overhead = ratio(step(name), step("stock"))
+        expected = run.get("cache_bytes_expected")
+        if expected is None and limit is not None and per_token is not None:
+            expected = limit * per_token
+        floating = name.partition(":")[0]  # a quantized variant's float twin ("kvlimit-sinks")
+        float_run = runs.get(floating) if floating != name else None
         out[name] = {
             "flatness": flat if flat is not None else flat_runs,
             "flatness_paired": (paired.get(f"{name}@T/{name}") or {}).get("median_ms"),
@@ -85,10 +90,11 @@ def compute_ratios(result: dict[str, Any]) -> dict[str, Any]:
             "speedup_at_T": ratio(step("stock@T"), step(f"{name}@T")),
             "cache_ratio": ratio(stock["cache"]["final_bytes"], final_bytes) if stock else None,
             "cache_bytes": final_bytes,
-            "cache_bytes_expected": None if limit is None or per_token is None else limit * per_token,
-            "cache_bytes_exact": (
-                None if limit is None or per_token is None else final_bytes == limit * per_token
-            ),
+            "cache_bytes_expected": expected,
+            "cache_bytes_exact": None if expected is None else final_bytes == expected,
+            "vs_float_step": ratio(step(name), step(floating)) if float_run else None,
+            "vs_float_paired": (paired.get(f"{name}/{floating}") or {}).get("median_ms"),
+            "vs_float_bytes": ratio(final_bytes, float_run["cache"]["final_bytes"]) if float_run else None,
             "stock_cache_bytes": stock["cache"]["final_bytes"] if stock else None,
             "stock_slowdown": ratio(step("stock@T"), step("stock")),
         }
@@ -264,4 +270,12 @@ def _ratio_lines(name: str, r: dict[str, Any], goals: dict[str, Any]) -> list[st
         f" ({r['cache_bytes']} vs {r['cache_bytes_expected']}){_target_mark(goals, 'cache_bytes_exact')}",
         f"        stock step at T / kvlimit step at T:       {_fmt(r['speedup_at_T'], '.2f', 'x')}"
         f" (stock at T / stock at L: {_fmt(r['stock_slowdown'], '.2f', 'x')})",
-    ]
+    ] + (
+        [
+            f"        quantized / float step at L, same policy:  {_fmt(r['vs_float_step'])}"
+            f" (paired per round {_fmt(r['vs_float_paired'])}); cache bytes {_fmt(r['vs_float_bytes'])}"
+            f" of float's"
+        ]
+        if r.get("vs_float_bytes") is not None
+        else []
+    )

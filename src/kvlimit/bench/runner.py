@@ -57,7 +57,9 @@ import torch
 from transformers import DynamicCache, StoppingCriteriaList
 
 from .. import __version__
-from ..generation import generate, kv_bytes_per_token
+from ..cache.quant import DEFAULT_KV_GROUP
+from ..config import LimitConfig
+from ..generation import generate, kv_bytes_per_token, token_cost
 from ..integrations.hf import attn_implementation, inspect_model, model_name, text_config
 from ..policies import EvictionPolicy, make_policy, settings_for
 from .clock import Progress, StepClock, dynamic_cache_bytes, dynamic_cache_tokens, sync
@@ -99,7 +101,9 @@ class BenchSettings:
         cache_limit: kvlimit's limit L in tokens (also the recomputation window and the KV length of
             the interleaved block).
         tokens: new tokens T per generate run.
-        policies: kvlimit policies, one generate run (and one interleaved variant) each.
+        policies: kvlimit variants, one generate run (and one interleaved variant) each: a policy
+            name, or "policy:kv_dtype" for a quantized cache ("sinks:int8").
+        kv_group: dims per quantization block of the quantized variants.
         policy_settings: settings (`n_sink`, ...) given to each policy that takes them.
         prompt_ids: the prompt's token ids (None: `prompt_length` fixed pseudo-random ids).
         prompt_length: length of the default prompt.
@@ -122,6 +126,7 @@ class BenchSettings:
     tokens: int
     policies: tuple[str, ...] = ("sinks",)
     policy_settings: dict[str, Any] = field(default_factory=dict)
+    kv_group: int = DEFAULT_KV_GROUP
     prompt_ids: list[int] | None = None
     prompt_length: int = 16
     buckets: int = 20
@@ -137,8 +142,14 @@ class BenchSettings:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def policy(self, name: str) -> EvictionPolicy:
-        """The policy `name` with the `policy_settings` it takes."""
-        return make_policy(name, **settings_for(name, **self.policy_settings))
+        """The policy of variant `name` ("sinks", or "sinks:int8") with the `policy_settings` it takes."""
+        policy = name.partition(":")[0]
+        return make_policy(policy, **settings_for(policy, **self.policy_settings))
+
+    @staticmethod
+    def kv_dtype(name: str) -> str | None:
+        """The cache storage of variant `name`: "sinks:int8" stores int8 codes, "sinks" the model's dtype."""
+        return name.partition(":")[2] or None
 
     def check(self) -> None:
         """Raise ValueError naming the first bad setting."""
@@ -403,9 +414,23 @@ def _generate_run(
     }
     if policy is not None:
         run["cache"]["stats"] = dict(cache.stats)
+        run["kv_dtype"] = settings.kv_dtype(policy)
+        run["cache_bytes_expected"] = _expected_bytes(model, settings, policy)
     if settings.keep_raw:
         run["latency_ms"] = latency_ms
     return run
+
+
+def _expected_bytes(model: Any, settings: BenchSettings, variant: str) -> int:
+    """What a full cache of variant `variant` holds: L x stored bytes per token (+ float sinks)."""
+    config = LimitConfig.create(
+        settings.cache_limit,
+        settings.policy(variant),
+        kv_dtype=settings.kv_dtype(variant),
+        kv_group=settings.kv_group,
+    )
+    per_token, per_row = token_cost(model, config)
+    return settings.cache_limit * per_token + per_row
 
 
 def _run_cache(
@@ -415,7 +440,14 @@ def _run_cache(
     if policy is None:
         stock = DynamicCache(config=text_config(model))
         return stock, lambda: dynamic_cache_bytes(stock), lambda: dynamic_cache_tokens(stock)
-    bounded = new_bounded_cache(model, settings.cache_limit, settings.policy(policy), max_length)
+    bounded = new_bounded_cache(
+        model,
+        settings.cache_limit,
+        settings.policy(policy),
+        max_length,
+        settings.kv_dtype(policy),
+        settings.kv_group,
+    )
     return bounded, bounded.nbytes, lambda: max(bounded.stored_tokens(), default=0)
 
 
@@ -443,6 +475,8 @@ def _call_generate(
         attention_mask=torch.ones_like(prompt),
         cache_limit=settings.cache_limit,
         policy=cache.policy,
+        kv_dtype=cache.kv_dtype,
+        kv_group=cache.kv_group,
         cache=cache,
         stopping_criteria=StoppingCriteriaList([clock]),
         **kwargs,
@@ -549,12 +583,13 @@ def _steppers(
     far_steps = settings.far_steps and far > limit + 8
     steppers: dict[str, Stepper] = {}
     for policy in settings.policies:
+        storage = (settings.kv_dtype(policy), settings.kv_group)
         steppers[f"kvlimit-{policy}"] = KvlimitStepper(
-            model, limit, settings.policy(policy), fill[:, : limit + 8], step_ids
+            model, limit, settings.policy(policy), fill[:, : limit + 8], step_ids, *storage
         )
         if far_steps:
             steppers[f"kvlimit-{policy}@T"] = KvlimitStepper(
-                model, limit, settings.policy(policy), fill[:, :far], step_ids
+                model, limit, settings.policy(policy), fill[:, :far], step_ids, *storage
             )
     steppers["stock"] = StockStepper(model, fill[:, : limit - 1], step_ids, extra)
     if far_steps and settings.run_stock:
@@ -611,6 +646,8 @@ def _per_round_ratios(times: dict[str, list[float]], policies: tuple[str, ...]) 
     for policy in policies:
         kv = f"kvlimit-{policy}"
         pairs += [(kv, "stock"), (f"{kv}@T", kv), ("stock@T", f"{kv}@T")]
+        if ":" in policy:  # a quantized variant against the same policy in float, where it ran
+            pairs.append((kv, f"kvlimit-{policy.partition(':')[0]}"))
     pairs.append(("stock@T", "stock"))
     per_round: dict[str, Any] = {}
     for num, den in pairs:

@@ -62,10 +62,16 @@ def timed(stepper: Stepper, device: torch.device) -> float:
 
 
 def new_bounded_cache(
-    model: Any, cache_limit: int, policy: str | EvictionPolicy, max_length: int | None
+    model: Any,
+    cache_limit: int,
+    policy: str | EvictionPolicy,
+    max_length: int | None,
+    kv_dtype: str | None = None,
+    kv_group: int | None = None,
 ) -> BoundedCache:
-    """A kvlimit cache of `cache_limit` tokens evicting by `policy` (`max_length`: the run's total length)."""
-    config = LimitConfig.create(cache_limit, policy)
+    """A kvlimit cache of `cache_limit` tokens evicting by `policy` (`max_length`: the run's total length),
+    stored as `kv_dtype` (None: the model's dtype) in blocks of `kv_group` dims."""
+    config = LimitConfig.create(cache_limit, policy, kv_dtype=kv_dtype, kv_group=kv_group)
     return build_cache(model, inspect_model(model), config, cache_limit, max_length)
 
 
@@ -78,10 +84,17 @@ class KvlimitStepper(Stepper):
     """A kvlimit cache fed `fill` (in chunks); a step is `kvlimit.forward_step` of one token, planning included."""
 
     def __init__(
-        self, model: Any, cache_limit: int, policy: EvictionPolicy, fill: torch.Tensor, step_ids: torch.Tensor
+        self,
+        model: Any,
+        cache_limit: int,
+        policy: EvictionPolicy,
+        fill: torch.Tensor,
+        step_ids: torch.Tensor,
+        kv_dtype: str | None = None,
+        kv_group: int | None = None,
     ) -> None:
         self.model = model
-        self.cache = new_bounded_cache(model, cache_limit, policy, None)
+        self.cache = new_bounded_cache(model, cache_limit, policy, None, kv_dtype, kv_group)
         self.step_ids = step_ids
         room = max(1, min(1024, self.cache.policy.max_chunk(cache_limit)))
         extra = logits_to_keep(model)

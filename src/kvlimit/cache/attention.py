@@ -19,6 +19,11 @@ then its new tokens' slots). How, by the policy's `attention_mode(phase)`:
 - "window": in a prompt chunk, the summed attention of the chunk's last `window` real queries,
   averaged over `pool` neighbouring keys in time, replaces every score (SnapKV).
 
+Where the decode mode is "recent" or "last", every forward also records the attention of each row's
+newest query apart (`SlotState.newest`), and decode steps evict by that: after a prompt chunk the
+scores above depend on how the prompt was cut into chunks (a row alone and in a padded batch is cut
+differently), the newest query's attention does not.
+
 Scores are recorded in the forward of a step and used when the next step evicts: a step never
 attends to more keys than the limit. Nothing is read on the host; the cost is one query-key product
 of the queries needed, per bounded layer.
@@ -125,6 +130,8 @@ class AttentionRecorder:
         scores = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
         if mode != "mean":  # "last", "recent" (and "window", which only chunks use): the newest query's
             group.attention[:, :width] = scores
+            if group.newest is not None:
+                group.newest[:, :width] = scores
             return
         assert group.attention_count is not None
         slot = plan.groups[g].slot
@@ -157,7 +164,17 @@ class AttentionRecorder:
             scores = (probs * real[:, :, None]).sum(dim=1)
             seen_by = real.sum(dim=1, keepdim=True).float().expand(-1, shown)
             new_seen = (q - torch.arange(q, device=real.device)).float()[None, :].expand(real.shape[0], -1)
-            self._fold(group, writes.shown, writes.write_slots, plan, scores, seen_by, new_seen, add=True)
+            self._fold(
+                group.attention,
+                group.attention_count,
+                writes.shown,
+                writes.write_slots,
+                plan,
+                scores,
+                seen_by,
+                new_seen,
+                add=True,
+            )
             return
         if mode == "recent":
             probs = head_mean_attention(query, key, mask, scaling, weights, slice(None))
@@ -174,15 +191,32 @@ class AttentionRecorder:
             )[:, 0]
         else:  # "last"
             scores = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
-        if writes.shown is not None:  # rows without new tokens keep their scores
-            old = group.attention.gather(1, writes.shown)
-            scores_shown = torch.where(has_new[:, None], scores[:, :shown], old)
-            scores = torch.cat((scores_shown, scores[:, shown:]), dim=1)
-        self._fold(group, writes.shown, writes.write_slots, plan, scores, None, None, add=False)
+        self._replace(group.attention, writes.shown, writes.write_slots, plan, scores, has_new)
+        if group.newest is not None:  # a chunk's last column is each row's newest query (padding leads)
+            newest = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
+            self._replace(group.newest, writes.shown, writes.write_slots, plan, newest, has_new)
+
+    @classmethod
+    def _replace(
+        cls,
+        target: torch.Tensor,
+        shown: torch.Tensor | None,
+        write_slots: torch.Tensor | None,
+        plan: StepPlan,
+        scores: torch.Tensor,
+        has_new: torch.Tensor,
+    ) -> None:
+        """Per-column `scores` replace `target` at their slots, except in rows without new tokens."""
+        if shown is not None:
+            width = shown.shape[1]
+            kept = torch.where(has_new[:, None], scores[:, :width], target.gather(1, shown))
+            scores = torch.cat((kept, scores[:, width:]), dim=1)
+        cls._fold(target, None, shown, write_slots, plan, scores, None, None, add=False)
 
     @staticmethod
     def _fold(
-        group: SlotState,
+        target: torch.Tensor,
+        count: torch.Tensor | None,
         shown: torch.Tensor | None,
         write_slots: torch.Tensor | None,
         plan: StepPlan,
@@ -192,19 +226,19 @@ class AttentionRecorder:
         *,
         add: bool,
     ) -> None:
-        """Put per-column `scores` (batch, kv_length) at their slots: stored columns, then the new tokens'."""
-        assert group.attention is not None
+        """Put per-column `scores` (batch, kv_length) into `target` at their slots: stored columns, then
+        the new tokens'; with `count` ("mean" attention) the queries that saw each key likewise."""
         width = 0 if shown is None else shown.shape[1]
         if shown is not None:
             if add:
-                group.attention.scatter_add_(1, shown, scores[:, :width])
+                target.scatter_add_(1, shown, scores[:, :width])
             else:
-                group.attention.scatter_(1, shown, scores[:, :width])
-            if seen_by is not None and group.attention_count is not None:
-                group.attention_count.scatter_add_(1, shown, seen_by)
+                target.scatter_(1, shown, scores[:, :width])
+            if seen_by is not None and count is not None:
+                count.scatter_add_(1, shown, seen_by)
         rows, cols = plan.write_rows, plan.write_cols
         if rows is None or cols is None or write_slots is None or rows.numel() == 0:
             return
-        group.attention[rows, write_slots] = scores[rows, width + cols]  # a new token's first score
-        if new_seen is not None and group.attention_count is not None:
-            group.attention_count[rows, write_slots] = new_seen[rows, cols]
+        target[rows, write_slots] = scores[rows, width + cols]  # a new token's first score
+        if new_seen is not None and count is not None:
+            count[rows, write_slots] = new_seen[rows, cols]

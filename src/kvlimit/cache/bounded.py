@@ -42,12 +42,15 @@ from typing import Any, Literal
 
 import torch
 
-from ..integrations.hf import Cache, DynamicSlidingWindowLayer, kv_bytes
+from ..integrations.hf import Cache, DynamicSlidingWindowLayer, kv_bytes_of_layer
 from ..policies import EvictionPolicy
 from ..positions import PositionKeeper, RopeSpec
+from . import quant
 from .attention import AttentionRecorder
 from .layer import BoundedLayer
 from .plan import GroupWrites, StepPlan, decode_slots, evict, place_chunk, shown_to_chunk
+from .quant import DEFAULT_KV_GROUP, check_group
+from .quantized import QuantizedLayer
 from .rows import RowCounters
 from .slots import SlotState
 
@@ -101,6 +104,9 @@ class BoundedCache(Cache):
         keeper: how kept tokens get positions (`kvlimit.positions.make_keeper`).
         max_length: the longest sequence this cache will see (allocation is min(limit, max_length)).
         position_bound: the most positions (or keys per query) the model can address; None = unbounded.
+        kv_dtype: store the bounded layers quantized, "int8", "int4" or "fp8" (`QuantizedLayer`);
+            None keeps the model's dtype.
+        kv_group: dims per quantization block (one scale each).
     """
 
     def __init__(
@@ -112,8 +118,13 @@ class BoundedCache(Cache):
         *,
         max_length: int | None = None,
         position_bound: int | None = None,
+        kv_dtype: str | None = None,
+        kv_group: int = DEFAULT_KV_GROUP,
     ):
         policy.check_limit(cache_limit)
+        self.kv_scheme = None if kv_dtype is None else quant.scheme(kv_dtype)
+        self.kv_group = check_group(kv_group)
+        self.policy = policy
         if position_bound is not None and cache_limit > position_bound:
             raise ValueError(
                 f"cache_limit={cache_limit} exceeds the {position_bound} positions this model can address; "
@@ -127,7 +138,7 @@ class BoundedCache(Cache):
         for idx, kind in enumerate(layout.kinds):
             if kind == "bounded":
                 group = len(self._bounded) if policy.per_layer else 0
-                self._bounded[idx] = BoundedLayer(idx, self.slots, group, statistic)
+                self._bounded[idx] = self._new_layer(idx, group, statistic)
                 layers.append(self._bounded[idx])
             elif kind == "sliding":
                 window = layout.sliding_windows[idx]
@@ -158,6 +169,24 @@ class BoundedCache(Cache):
         )
         self._reset_rows()
 
+    def _new_layer(self, idx: int, group: int, statistic: Any) -> BoundedLayer:
+        if self.kv_scheme is None:
+            return BoundedLayer(idx, self.slots, group, statistic)
+        return QuantizedLayer(
+            idx,
+            self.slots,
+            group,
+            statistic,
+            scheme=self.kv_scheme,
+            group_size=self.kv_group,
+            float_slots=self.policy.protected_tokens,
+        )
+
+    @property
+    def kv_dtype(self) -> str | None:
+        """The quantized storage dtype of the bounded layers, or None (the model's dtype)."""
+        return None if self.kv_scheme is None else self.kv_scheme.name
+
     # --- rows ---------------------------------------------------------------------------------
     def _reset_rows(self) -> None:
         self._rows: RowCounters | None = None
@@ -181,6 +210,7 @@ class BoundedCache(Cache):
                 with_statistic=self.policy.keeps_key_statistic,
                 with_attention=bool(modes),
                 with_count="mean" in modes,
+                with_newest=self.policy.attention_mode("decode") in ("recent", "last"),
             )
             for _ in range(self.n_groups)
         ]
@@ -485,5 +515,9 @@ class BoundedCache(Cache):
         return sorted(group.token_index[row][group.valid[row]].tolist())
 
     def nbytes(self) -> int:
-        """Bytes held by keys and values (all layers, all rows), allocated storage included."""
-        return kv_bytes(self)
+        """Bytes held by keys and values (all layers, all rows), allocated storage included.
+
+        Quantized layers count their codes, scales and float sinks: what they really hold.
+        """
+        bounded = sum(layer.nbytes() for layer in self._bounded.values())
+        return bounded + sum(kv_bytes_of_layer(layer) for layer in self.sliding_layers.values())

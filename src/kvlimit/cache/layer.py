@@ -84,25 +84,18 @@ class BoundedLayer(CacheLayerMixin):
     def _decode(
         self, plan: StepPlan, writes: GroupWrites, key_states: torch.Tensor, value_states: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        assert self.keys is not None and self.values is not None and writes.slot is not None
-        index = writes.slot.view(-1, 1, 1, 1)
-        self.keys.scatter_(2, index.expand_as(key_states), key_states)
-        self.values.scatter_(2, index.expand_as(value_states), value_states)
+        assert writes.slot is not None
+        self.write_slot(writes.slot, key_states, value_states)
         if self.statistic is not None and writes.statistic is not None:
             writes.statistic.scatter_(1, writes.slot[:, None], self.statistic(key_states).float())
-        return self.keys[:, :, : plan.kv_length], self.values[:, :, : plan.kv_length]
+        return self.stored(plan.kv_length)
 
     def _chunk(
         self, plan: StepPlan, writes: GroupWrites, key_states: torch.Tensor, value_states: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        assert self.keys is not None and self.values is not None
-        keys, values = key_states, value_states
+        keys, values = self.as_stored(plan, writes, key_states, value_states)
         if writes.shown is not None:
-            index = writes.shown[:, None, :, None]
-            stored_k = self.keys.gather(2, index.expand(-1, self.keys.shape[1], -1, self.keys.shape[-1]))
-            stored_v = self.values.gather(
-                2, index.expand(-1, self.values.shape[1], -1, self.values.shape[-1])
-            )
+            stored_k, stored_v = self.gather_slots(writes.shown)
             keys = torch.cat((stored_k, key_states), dim=2)
             values = torch.cat((stored_v, value_states), dim=2)
         rows, cols, slots = plan.write_rows, plan.write_cols, writes.write_slots
@@ -150,6 +143,38 @@ class BoundedLayer(CacheLayerMixin):
         raise RuntimeError("use BoundedCache.batch_select_indices")
 
     # --- storage operations (the cache and the position keepers call these) --------------------
+    # A subclass that stores keys differently (`QuantizedLayer`) overrides exactly these.
+    def as_stored(
+        self, plan: StepPlan, writes: GroupWrites, key_states: torch.Tensor, value_states: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """A chunk's new keys and values as its own queries see them: as they will be stored.
+
+        (A decode step's query reads its key back from storage.) The same in every chunking, so a
+        row's results do not depend on how its prompt was split (which depends on its batch).
+        """
+        return key_states, value_states
+
+    def write_slot(self, slot: torch.Tensor, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+        """Decode: write row b's one new key/value (batch, kv_heads, 1, head_dim) into slot `slot[b]`."""
+        assert self.keys is not None and self.values is not None
+        index = slot.view(-1, 1, 1, 1)
+        self.keys.scatter_(2, index.expand_as(key_states), key_states)
+        self.values.scatter_(2, index.expand_as(value_states), value_states)
+
+    def stored(self, length: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """The keys and values of slots `0..length-1` (all slots for None), in the model's dtype."""
+        assert self.keys is not None and self.values is not None
+        return self.keys[:, :, :length], self.values[:, :, :length]
+
+    def gather_slots(self, slots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The keys and values of slots `slots[b, i]` of row b, (batch, kv_heads, n, head_dim)."""
+        keys, values = self.stored()
+        index = slots[:, None, :, None]
+        return (
+            keys.gather(2, index.expand(-1, keys.shape[1], -1, keys.shape[-1])),
+            values.gather(2, index.expand(-1, values.shape[1], -1, values.shape[-1])),
+        )
+
     def store(
         self, rows: torch.Tensor, slots: torch.Tensor, keys: torch.Tensor, values: torch.Tensor
     ) -> None:
@@ -157,6 +182,11 @@ class BoundedLayer(CacheLayerMixin):
         assert self.keys is not None and self.values is not None
         self.keys[rows, :, slots] = keys.to(self.keys.dtype)
         self.values[rows, :, slots] = values.to(self.values.dtype)
+
+    def transform_keys(self, move: Callable[[torch.Tensor], torch.Tensor], start: int = 0) -> None:
+        """Replace the keys of slots `start..` by `move(keys)` (a rotation), in place."""
+        assert self.keys is not None
+        self.keys[:, :, start:] = move(self.keys[:, :, start:])
 
     def permute_slots(self, permute: torch.Tensor) -> None:
         """Slot j of row b takes what slot `permute[b, j]` held (in place: views of the keys stay valid)."""

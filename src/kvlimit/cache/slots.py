@@ -30,6 +30,10 @@ class SlotState:
         attention: float32, the attention the stored key received (policies that read attention;
             summed over queries where `attention_count` exists).
         attention_count: float32, how many queries could see the stored key ("mean" attention).
+        newest: float32, the attention of the row's newest query, which a decode step evicts by
+            ("recent" and "last" decode attention). Kept apart from `attention` because after a
+            prompt chunk that holds a mean over the chunk's queries, which depends on how the
+            prompt was cut; the newest query does not.
     """
 
     valid: torch.Tensor
@@ -39,6 +43,7 @@ class SlotState:
     statistic: torch.Tensor | None = None
     attention: torch.Tensor | None = None
     attention_count: torch.Tensor | None = None
+    newest: torch.Tensor | None = None
 
     @classmethod
     def empty(
@@ -50,6 +55,7 @@ class SlotState:
         with_statistic: bool = False,
         with_attention: bool = False,
         with_count: bool = False,
+        with_newest: bool = False,
     ) -> SlotState:
         def filled(value: int) -> torch.Tensor:
             return torch.full((batch, slots), value, dtype=torch.long, device=device)
@@ -65,6 +71,7 @@ class SlotState:
             statistic=floats(with_statistic),
             attention=floats(with_attention),
             attention_count=floats(with_count),
+            newest=floats(with_newest),
         )
 
     @property
@@ -74,7 +81,9 @@ class SlotState:
     def view(self, phase: str = "decode") -> SlotView:
         """What a policy may look at in a "decode" or "chunk" step."""
         attention = self.attention
-        if attention is not None and self.attention_count is not None:
+        if phase == "decode" and self.newest is not None:
+            attention = self.newest
+        elif attention is not None and self.attention_count is not None:
             attention = attention / self.attention_count.clamp(min=1.0)
         return SlotView(self.token_index, self.valid, self.token_ids, self.statistic, attention, phase)
 

@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 from ..clitools import EXIT_INTERRUPTED, CLIError, cli_names, load_with_status, status
 from ..config import LimitConfig
-from ..generation import generate, kv_bytes_per_token
+from ..generation import generate, token_cost
 from ..models import LoadedModel
 from ..planner import plan
 
@@ -258,7 +258,8 @@ def _batch_size(job: BatchJob, loaded: LoadedModel, prompt: int) -> int:
 
 def _token_limit(config: LimitConfig, loaded: LoadedModel, rows: int) -> int:
     try:
-        return config.tokens_for(kv_bytes_per_token(loaded.model), rows)
+        per_token, per_row = token_cost(loaded.model, config)
+        return config.tokens_for(per_token, rows, per_row)
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
 
@@ -279,7 +280,8 @@ def _generate_batch(
     returns = job.num_return_sequences
     with torch.no_grad():
         out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy=job.config.policy,
-                       num_return_sequences=returns, pad_token_id=pad, **job.decoding)  # fmt: skip
+                       kv_dtype=job.config.kv_dtype, kv_group=job.config.kv_group, num_return_sequences=returns,
+                       pad_token_id=pad, **job.decoding)  # fmt: skip
     seconds = round(time.perf_counter() - start, 3)
     eos = set(_eos_ids(model, tokenizer))
     records = []

@@ -29,17 +29,19 @@ from ..clitools import (
     CLIError,
     ParagraphFormatter,
     Progress,
+    add_kv_storage_arguments,
     add_model_arguments,
     add_policy_settings,
     check_number,
     cli_names,
     format_bytes,
+    kv_storage_from_args,
     load_with_status,
     parse_limit,
     policy_settings_from_args,
 )
 from ..config import LimitConfig, parse_bytes
-from ..generation import build_cache, kv_bytes_per_token
+from ..generation import build_cache, kv_bytes_per_token, token_cost
 from ..generation import generate as bounded_generate
 from ..integrations.hf import inspect_model
 from ..models import LoadedModel
@@ -114,6 +116,7 @@ def _add_cache_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="|".join(policy_names()),
         help=f"what to evict once the cache is full: {_as_options(policy_help())} (default: sinks)",
     )
+    add_kv_storage_arguments(cache)
     add_policy_settings(cache)
 
 
@@ -306,7 +309,7 @@ def limit_config_from_args(args: argparse.Namespace) -> LimitConfig:
     policy = args.policy.strip().lower()
     settings = policy_settings_from_args(args, [policy]) if policy in POLICIES else {}
     try:
-        return LimitConfig.create(limit, policy, **settings)
+        return LimitConfig.create(limit, policy, **settings, **kv_storage_from_args(args))
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
 
@@ -334,6 +337,8 @@ class RunReport:
     cache_bytes: int
     cache_tokens_held: int
     kv_bytes_per_token: int
+    kv_dtype: str | None = None
+    stored_bytes_per_token: int = 0
     cache_stats: dict[str, int] = field(default_factory=dict)
     text: str | None = None
 
@@ -360,12 +365,17 @@ class RunReport:
         total = self.prompt_tokens + self.generated_tokens
         ratio = self.unbounded_cache_bytes / self.cache_bytes if self.cache_bytes else 0.0
         rows = f" x {self.rows} beams" if self.rows > 1 else ""
+        stored = (
+            f" ({self.stored_bytes_per_token} stored as {self.kv_dtype}, sinks in float)"
+            if self.kv_dtype
+            else ""
+        )
         return [
             f"generated  {_tokens(self.generated_tokens)} in {self.seconds:.1f} s "
             f"({self.tokens_per_second:.1f} tokens/s{first}); prompt {_tokens(self.prompt_tokens)}; {stop}",
             f"decoding   {self.decoding}; policy {self.policy}",
             f"KV cache   {format_bytes(self.cache_bytes)} ({self.cache_bytes} bytes): limit {self.cache_limit} "
-            f"tokens{rows}, {self.cache_tokens_held} held, {self.kv_bytes_per_token} bytes per token",
+            f"tokens{rows}, {self.cache_tokens_held} held, {self.kv_bytes_per_token} bytes per token{stored}",
             f"unbounded  {format_bytes(self.unbounded_cache_bytes)} ({self.unbounded_cache_bytes} bytes) "
             f"for {total} tokens{rows}: {ratio:.1f}x the bounded cache",
         ]
@@ -391,6 +401,8 @@ class RunReport:
             "cache_bytes": self.cache_bytes,
             "cache_tokens_held": self.cache_tokens_held,
             "kv_bytes_per_token": self.kv_bytes_per_token,
+            "kv_dtype": self.kv_dtype,
+            "stored_bytes_per_token": self.stored_bytes_per_token,
             "unbounded_cache_bytes": self.unbounded_cache_bytes,
             "cache_stats": dict(self.cache_stats),
         }
@@ -425,6 +437,27 @@ def _check_batch_options(args: argparse.Namespace) -> None:
     elif (args.workers, args.worker_cpus, args.worker_gpus) != (2, 1.0, 0.0):
         raise CLIError("--workers, --worker-cpus and --worker-gpus go with --ray")
     read_prompts(args.prompts)  # a malformed line is an error before any model loads
+
+
+_BATCH_ONLY = {  # option: (attribute, default); each is refused without --prompts
+    "--num-return-sequences": ("num_return_sequences", 1),
+    "--batch-size": ("batch_size", "8"),
+    "--ray": ("ray", None),
+    "--workers": ("workers", 2),
+    "--worker-cpus": ("worker_cpus", 1.0),
+    "--worker-gpus": ("worker_gpus", 0.0),
+    "--memory": ("memory", None),
+}
+
+
+def _check_single_options(args: argparse.Namespace) -> None:
+    """One PROMPT: the batch options would be ignored, so a given one is an error (before any load)."""
+    for option, (attribute, default) in _BATCH_ONLY.items():
+        if getattr(args, attribute) != default:
+            value = getattr(args, attribute)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                check_number(value, option, at_least=1 if isinstance(value, int) else 0)
+            raise CLIError(f"{option} goes with --prompts FILE (many prompts); one PROMPT takes none")
 
 
 def read_prompt(args: argparse.Namespace) -> str:
@@ -474,6 +507,7 @@ def run_generate(args: argparse.Namespace) -> int:
         return run_batch(args, decoding, config)
     if args.prompt is None:
         raise CLIError("give a PROMPT, or --prompts FILE for many")
+    _check_single_options(args)
     prompt = read_prompt(args)
     output = _open_output(args.output)
     try:
@@ -490,7 +524,8 @@ class _Run:
     loaded: LoadedModel
     model_type: str
     inputs: dict[str, torch.Tensor]
-    bytes_per_token: int
+    bytes_per_token: int  # in the model's dtype
+    stored_bytes_per_token: int  # as the cache stores them (--kv-dtype)
     cache: BoundedCache
     sink: TextSink
     watch: StepWatch
@@ -533,9 +568,10 @@ def _prepare(
     spec = inspect_model(model)
     inputs = encode_prompt(loaded, prompt, raw=args.raw)
     prompt_length = int(inputs["input_ids"].shape[-1])
-    bytes_per_token = kv_bytes_per_token(model)
+    bytes_per_token = kv_bytes_per_token(model)  # in the model's dtype: what an unbounded cache takes
     try:
-        limit = config.tokens_for(bytes_per_token, args.num_beams)
+        stored_per_token, per_row = token_cost(model, config)
+        limit = config.tokens_for(stored_per_token, args.num_beams, per_row)
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
     # Built here rather than inside kvlimit.generate so that the summary can read it after Ctrl-C.
@@ -550,7 +586,18 @@ def _prepare(
     text_on_terminal = bool(streaming and not args.json and sys.stdout.isatty())
     progress = Progress(sys.stderr, enabled=not args.quiet and sys.stderr.isatty() and not text_on_terminal)
     watch = StepWatch(prompt_length, cache, progress)
-    return _Run(loaded, spec.model_type, inputs, bytes_per_token, cache, sink, watch, progress, streaming)
+    return _Run(
+        loaded,
+        spec.model_type,
+        inputs,
+        bytes_per_token,
+        stored_per_token,
+        cache,
+        sink,
+        watch,
+        progress,
+        streaming,
+    )
 
 
 def _decode(
@@ -567,6 +614,8 @@ def _decode(
             attention_mask=run.inputs["attention_mask"],
             cache_limit=run.cache.cache_limit,
             policy=config.policy,
+            kv_dtype=config.kv_dtype,
+            kv_group=config.kv_group,
             cache=run.cache,
             streamer=run.sink if run.streaming else None,
             stopping_criteria=StoppingCriteriaList([run.watch]),
@@ -625,6 +674,8 @@ def _report(
         cache_bytes=cache.nbytes(),
         cache_tokens_held=held_tokens(cache),
         kv_bytes_per_token=run.bytes_per_token,
+        kv_dtype=config.kv_dtype,
+        stored_bytes_per_token=run.stored_bytes_per_token,
         cache_stats=dict(cache.stats),
         text=run.sink.text if args.json else None,
     )

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from ..cache.quant import BITS, DEFAULT_KV_GROUP
 from ..clitools import CLIError, add_common_arguments, add_model_arguments, format_bytes, load_with_status
 from ..config import parse_bytes
 from ..generation import kv_bytes_per_token
@@ -74,6 +75,9 @@ def run_info(args: argparse.Namespace) -> int:
         "position_bound": spec.position_bound,
         "dtype": dtype,
         "kv_bytes_per_token": bytes_per_token,
+        "kv_bytes_per_token_quantized": {
+            name: kv_bytes_per_token(model, name, DEFAULT_KV_GROUP) for name in BITS
+        },
         "memory_bytes": memory,
         "tokens_in_memory": memory // bytes_per_token,
         "context_length": context if isinstance(context, int) else None,
@@ -88,6 +92,14 @@ def run_info(args: argparse.Namespace) -> int:
         ("positions", spec.scheme),
         ("layers", describe_layers(spec)),
         ("KV per token", f"{format_bytes(bytes_per_token)} ({bytes_per_token} bytes, {dtype}, all layers)"),
+        (
+            "quantized",
+            ", ".join(
+                f"{name} {n} bytes ({bytes_per_token / n:.1f}x less)"
+                for name, n in facts["kv_bytes_per_token_quantized"].items()
+            )
+            + f" (--kv-dtype, blocks of {DEFAULT_KV_GROUP}; the sinks stay in {dtype})",
+        ),
         (
             f"in {format_bytes(memory)}",
             f"{facts['tokens_in_memory']} tokens of cache for one sequence (--cache-limit {args.memory})",

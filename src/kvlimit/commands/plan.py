@@ -11,12 +11,15 @@ import argparse
 import json
 from typing import Any
 
+from ..cache.quant import DEFAULT_KV_GROUP
 from ..clitools import (
     CLIError,
     add_common_arguments,
+    add_kv_storage_arguments,
     add_model_arguments,
     check_number,
     format_bytes,
+    kv_storage_from_args,
     load_with_status,
     parse_list,
 )
@@ -47,6 +50,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--cache-limit", metavar="N[,N...]", default=",".join(map(str, DEFAULT_LIMITS)),
                         help="cache limits to plan, comma-separated (default: 256,1024,4096)")  # fmt: skip
+    add_kv_storage_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     add_model_arguments(parser)
     add_common_arguments(parser)
@@ -58,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     check_number(args.prompt_tokens, "--prompt-tokens", at_least=1)
     check_number(args.num_beams, "--num-beams", at_least=1)
     limits = parse_list(args.cache_limit, _limit, option="--cache-limit")
+    storage = kv_storage_from_args(args)
     memory: int | str = args.memory
     if args.memory != "auto":
         try:
@@ -66,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(str(exc)) from exc
     loaded = load_with_status(args)
     result = plan(loaded.model, memory=memory, new_tokens=args.new_tokens, num_beams=args.num_beams,
-                  prompt_tokens=args.prompt_tokens, limits=limits)  # fmt: skip
+                  prompt_tokens=args.prompt_tokens, limits=limits, kv_dtype=storage["kv_dtype"],
+                  kv_group=storage["kv_group"] or DEFAULT_KV_GROUP)  # fmt: skip
     print(
         json.dumps({"model": loaded.source, **result.to_dict()}, indent=1)
         if args.json
@@ -85,6 +91,13 @@ def table(result: MemoryPlan, source: str) -> str:
         f"budget {format_bytes(result.memory)} for {result.new_tokens} new tokens after a {result.prompt_tokens}-token "
         f"prompt, {result.num_beams} beam(s) per sequence:",
     ]
+    if result.kv_dtype is not None:
+        lines.insert(
+            2,
+            f"bounded rows store {result.kv_dtype}: {result.stored_bytes_per_token} bytes per token and row, "
+            f"{result.sink_bytes_per_row} bytes of float sinks per row, and a forward dequantizes one layer "
+            f"({result.dequantized_bytes_per_token} bytes per token and row, counted as transient)",
+        )
     header = ["cache limit", "cache per sequence", "sequences", "predicted peak"]
     rows = [header]
     for row in [*result.rows, *([result.stock] if result.stock else [])]:

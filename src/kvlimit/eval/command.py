@@ -39,12 +39,15 @@ import psutil
 import torch
 
 from .. import __version__
+from ..cache.quant import BITS, DEFAULT_KV_GROUP
 from ..clitools import (
     CLIError,
     Progress,
     add_model_arguments,
     add_policy_settings,
     cli_names,
+    kv_dtype_name,
+    kv_group_from_args,
     load_from_args,
     parse_limit,
     parse_list,
@@ -83,6 +86,7 @@ examples:
   kvlimit ppl --max-tokens 4000 --cache-limit 256 --policy sinks,window
   kvlimit ppl corpus --max-tokens 20000 --cache-limit 256,1024 --policy sinks,window --baseline recompute,full --json --plot ppl.png
   kvlimit ppl book.txt --model ./my-model --cache-limit 64MiB --chunk 1
+  kvlimit ppl corpus --max-tokens 20000 --cache-limit 256,1024 --kv-dtype none,int8,int4 --baseline none
 
 what is compared: a bounded run streams the text through the KV cache in chunks of --chunk tokens.
 Before each chunk the cache evicts down to LIMIT - CHUNK, so a prediction sees between LIMIT - CHUNK + 1
@@ -143,6 +147,20 @@ def _add_comparison_arguments(runs: argparse._ArgumentGroup) -> None:
         default=DEFAULT_BASELINES,
         help="reference runs, comma-separated: recompute (per limit), full (once), or none "
         f"(default: {DEFAULT_BASELINES})",
+    )
+    runs.add_argument(
+        "--kv-dtype",
+        metavar="D[,D...]",
+        default="none",
+        help=f"cache storage, comma-separated: none (the model's dtype), {', '.join(BITS)}; every policy "
+        "runs at every limit in each, side by side (default: none)",
+    )
+    runs.add_argument(
+        "--kv-group",
+        metavar="N",
+        type=int,
+        default=DEFAULT_KV_GROUP,
+        help=f"dims per quantization block, one scale each (default: {DEFAULT_KV_GROUP})",
     )
     add_policy_settings(runs)
 
@@ -293,7 +311,7 @@ def _run_jobs(
     results: list[PerplexityResult] = []
     jobs = plan.jobs(limits)
     try:
-        for number, (kind, limit) in enumerate(jobs, 1):
+        for number, (kind, limit, kv_dtype) in enumerate(jobs, 1):
             prefix = f"[{number}/{len(jobs)}] "
 
             def report(event: PerplexityProgress, prefix: str = prefix) -> None:
@@ -302,7 +320,7 @@ def _run_jobs(
                     f"{event.tokens_per_s:.0f} tok/s, ppl {event.ppl:.3f}"
                 )
 
-            result = _evaluate(model, ids, kind, limit, chunks, plan, report)
+            result = _evaluate(model, ids, (kind, limit, kv_dtype), chunks, plan, report)
             results.append(result)
             progress.clear()
             status(f"{prefix}{_one_line(result)}")
@@ -341,6 +359,10 @@ class _Plan:
             raise CLIError("--baseline none cannot be combined with other baselines")
         self.baselines = [b for b in baselines if b != "none"]
         self.settings = policy_settings_from_args(args, self.policies)
+        self.kv_dtypes: list[str | None] = _unique(
+            parse_list(args.kv_dtype, kv_dtype_name, option="--kv-dtype")
+        )
+        self.kv_group = kv_group_from_args(args)
         self.max_tokens = _positive(args.max_tokens, "--max-tokens")
         self.chunk = _positive(args.chunk, "--chunk")
         self.segment = _positive(args.segment, "--segment")
@@ -360,6 +382,11 @@ class _Plan:
                 parent = pathlib.Path(value).expanduser().resolve().parent
                 if not parent.is_dir():
                     raise CLIError(f"--{option.replace('_', '-')} {value}: folder {parent} does not exist")
+        if any(d is not None for d in self.kv_dtypes) and any(isinstance(v, str) for v in self.limit_args):
+            raise CLIError(
+                "--kv-dtype compares storage at the same token limit: give --cache-limit in tokens "
+                f"(got {args.cache_limit!r})"
+            )
         self.bounded = bool(self.policies) or "recompute" in self.baselines
         token_limits = [v for v in self.limit_args if isinstance(v, int)]
         if token_limits:
@@ -418,14 +445,15 @@ class _Plan:
         chunks[None] = self.chunk if self.chunk is not None else FULL_CHUNK
         return chunks
 
-    def jobs(self, limits: list[int]) -> list[tuple[str, int | None]]:
-        out: list[tuple[str, int | None]] = []
+    def jobs(self, limits: list[int]) -> list[tuple[str, int | None, str | None]]:
+        """(kind, limit, kv_dtype) of every run, in order: per limit the baseline, then each policy in each dtype."""
+        out: list[tuple[str, int | None, str | None]] = []
         for limit in limits:
             if "recompute" in self.baselines:
-                out.append(("recompute", limit))
-            out.extend((policy, limit) for policy in self.policies)
+                out.append(("recompute", limit, None))
+            out.extend((policy, limit, dtype) for policy in self.policies for dtype in self.kv_dtypes)
         if "full" in self.baselines:
-            out.append(("full", None))
+            out.append(("full", None, None))
         if not out:
             raise CLIError("nothing to run: give at least one --policy or --baseline")
         return out
@@ -434,12 +462,12 @@ class _Plan:
 def _evaluate(
     model: Any,
     ids: list[int],
-    kind: str,
-    limit: int | None,
+    job: tuple[str, int | None, str | None],
     chunks: dict[int | None, int],
     plan: _Plan,
     report: Any,
 ) -> PerplexityResult:
+    kind, limit, kv_dtype = job
     tensor = torch.tensor(ids, dtype=torch.long)
     chunk = chunks[limit]
     if kind == "full":
@@ -464,6 +492,8 @@ def _evaluate(
         chunk=chunk,
         segment=plan.segment,
         progress=report,
+        kv_dtype=kv_dtype,
+        kv_group=plan.kv_group,
     )
 
 
@@ -541,12 +571,16 @@ def _report(
     load_start: float | None,
 ) -> dict[str, Any]:
     reference = {r.cache_limit: r.ppl for r in results if r.policy == "recompute"}
+    floats = {(r.policy, r.cache_limit): r.ppl for r in results if r.kv_dtype is None}
     runs = []
     for result in results:
         data = result.to_dict()
         base = reference.get(result.cache_limit) if result.cache_limit is not None else None
         ratio = result.ppl / base if base and result.policy != "recompute" else None
-        data["ppl_vs_recompute"] = round(ratio, 6) if ratio is not None and math.isfinite(ratio) else None
+        data["ppl_vs_recompute"] = _rounded(ratio)
+        if result.kv_dtype is not None:  # quantized: against the same policy and limit in float
+            same = floats.get((result.policy, result.cache_limit))
+            data["ppl_vs_float"] = _rounded(result.ppl / same if same else None)
         runs.append(data)
     memory = psutil.virtual_memory()
     return {
@@ -578,6 +612,10 @@ def _report(
     }
 
 
+def _rounded(ratio: float | None) -> float | None:
+    return round(ratio, 6) if ratio is not None and math.isfinite(ratio) else None
+
+
 def _transformers() -> str:
     import transformers
 
@@ -594,8 +632,8 @@ def _report_with_nll(data: dict[str, Any], results: list[PerplexityResult]) -> d
 
 
 def _table(data: dict[str, Any], results: list[PerplexityResult]) -> str:
-    header = ["run", "limit", "chunk", "tokens", "ppl", "vs recompute", "seg first", "seg last", "seg worst",
-              "seconds", "tok/s", "KV MiB"]  # fmt: skip
+    header = ["run", "limit", "chunk", "tokens", "ppl", "vs recompute", "vs float", "seg first", "seg last",
+              "seg worst", "seconds", "tok/s", "KV MiB"]  # fmt: skip
     rows = [header]
     notes = []
     for run, result in zip(data["runs"], results, strict=True):
@@ -609,6 +647,7 @@ def _table(data: dict[str, Any], results: list[PerplexityResult]) -> str:
                 str(result.tokens),
                 _num(result.ppl),
                 "-" if ratio is None else f"{(ratio - 1) * 100:+.1f}%",
+                "-" if run.get("ppl_vs_float") is None else f"{(run['ppl_vs_float'] - 1) * 100:+.2f}%",
                 _num(segments[0]) if segments else "-",
                 _num(segments[-1]) if segments else "-",
                 _num(max(segments)) if segments else "-",

@@ -147,11 +147,13 @@ class PerplexityResult:
     beyond_context_from: int | None = None
     note: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    kv_dtype: str | None = None
 
     @property
     def label(self) -> str:
-        """The run's name: "sinks@256", "recompute@1024", "full"."""
-        return self.policy if self.cache_limit is None else f"{self.policy}@{self.cache_limit}"
+        """The run's name: "sinks@256", "sinks@256:int8" (quantized), "recompute@1024", "full"."""
+        name = self.policy if self.cache_limit is None else f"{self.policy}@{self.cache_limit}"
+        return name if self.kv_dtype is None else f"{name}:{self.kv_dtype}"
 
     @property
     def ppl_within_context(self) -> float | None:
@@ -173,6 +175,7 @@ class PerplexityResult:
             "label": self.label,
             "policy": self.policy,
             "cache_limit": self.cache_limit,
+            "kv_dtype": self.kv_dtype,
             "n_sink": self.n_sink,
             "chunk": self.chunk,
             "tokens": self.tokens,
@@ -209,6 +212,8 @@ def streaming_perplexity(
     chunk: int | None = None,
     segment: int = 1000,
     progress: ProgressFn | None = None,
+    kv_dtype: str | None = None,
+    kv_group: int | None = None,
 ) -> PerplexityResult:
     """Perplexity of `input_ids` streamed through a bounded cache of `cache_limit` tokens.
 
@@ -224,6 +229,7 @@ def streaming_perplexity(
             (default `default_chunk(cache_limit)`: a quarter of the limit).
         segment: tokens per entry of `segments`.
         progress: called after every chunk with a `PerplexityProgress`.
+        kv_dtype, kv_group: quantized storage, as for `kvlimit.generate` (None: the model's dtype).
     """
     ids = _as_ids(input_ids, model)
     _check_positive(cache_limit, "cache_limit")
@@ -234,11 +240,13 @@ def streaming_perplexity(
             f"(streaming_perplexity takes {', '.join(policy_names())} or an EvictionPolicy)"
         )
     if isinstance(policy, EvictionPolicy):
-        config = LimitConfig.create(cache_limit, policy)
+        config = LimitConfig.create(cache_limit, policy, kv_dtype=kv_dtype, kv_group=kv_group)
     else:
         # n_sink has a default, so it goes only to policies that take it; an explicit n_recent must fit
         settings = settings_for(policy, n_sink=n_sink) if isinstance(policy, str) else {}
-        config = LimitConfig.create(cache_limit, policy, n_recent=n_recent, **settings)
+        config = LimitConfig.create(
+            cache_limit, policy, n_recent=n_recent, kv_dtype=kv_dtype, kv_group=kv_group, **settings
+        )
     pol = config.policy
     protected = pol.protected_tokens
     room = pol.max_chunk(cache_limit)
@@ -251,7 +259,7 @@ def streaming_perplexity(
         )
     spec = hf.inspect_model(model)
     cache = build_cache(model, spec, config, cache_limit, max_length=None)
-    label = f"{pol.name}@{cache_limit}"
+    label = f"{pol.name}@{cache_limit}" + (f":{kv_dtype}" if kv_dtype else "")
     n = ids.numel()
     run = _Run(label, n, progress)
     logger.info("%s: %d tokens, chunk %d, %s", label, n, chunk, pol.describe())
@@ -272,6 +280,7 @@ def streaming_perplexity(
         n_sink=protected if "n_sink" in pol.settings() else None,
         context_length=trained_context(model),
         segment=segment,
+        kv_dtype=kv_dtype,
     )
 
 
@@ -473,6 +482,7 @@ class _Run:
         n_sink: int | None = None,
         tokens: int | None = None,
         note: str | None = None,
+        kv_dtype: str | None = None,
     ) -> PerplexityResult:
         seconds = time.perf_counter() - self.started
         evaluated = self.total if tokens is None else tokens
@@ -491,6 +501,7 @@ class _Run:
             requested_tokens=self.total,
             context_length=context_length,
             note=note,
+            kv_dtype=kv_dtype,
         )
         logger.info(
             "%s: ppl %.4f over %d tokens in %.1f s", self.label, result.ppl, result.tokens, result.seconds

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
+import importlib
 import inspect
 import logging
 import sys
@@ -57,6 +59,7 @@ from transformers.masking_utils import (
     create_sliding_window_causal_mask,
 )
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+from transformers.models.auto.configuration_auto import model_type_to_module_name
 
 from ..positions.rope import RopeSpec
 
@@ -72,6 +75,7 @@ __all__ = [
     "Family",
     "GenerationConfig",
     "GenerationMode",
+    "KVShape",
     "LogitsProcessorList",
     "ModelSpec",
     "PlannedCache",
@@ -88,9 +92,11 @@ __all__ = [
     "is_prepared_call",
     "is_user_cache",
     "kv_bytes",
+    "kv_bytes_of_layer",
     "make_reencode_fn",
     "model_name",
     "probe_kv_bytes_per_token",
+    "probe_kv_shapes",
     "run_decoding",
     "steer_generation",
     "step_model_inputs",
@@ -110,7 +116,6 @@ class Family:
     positions: PositionKind
     interleaved: bool = False  # RoPE layout: GPT-J style pairs instead of half-split
     mask_dict: bool = False  # the model accepts a dict of masks keyed by layer type
-    attention_registry: bool = True  # its attention goes through transformers' AttentionInterface
 
 
 #: Supported decoder-only model types. Falcon and MPT are resolved per config (rope or ALiBi).
@@ -138,8 +143,8 @@ FAMILIES: dict[str, Family] = {
     "gptj": Family("rope", interleaved=True),
     "cohere": Family("rope", interleaved=True),
     # ALiBi
-    "bloom": Family("alibi", attention_registry=False),
-    "mpt": Family("alibi", attention_registry=False),
+    "bloom": Family("alibi"),
+    "mpt": Family("alibi"),
     # learned absolute positions
     "gpt2": Family("absolute"),
     "opt": Family("absolute"),
@@ -529,9 +534,21 @@ _ATTENTION_TAP: contextvars.ContextVar[AttentionRecord | None] = contextvars.Con
 _TAPPABLE = ("sdpa", "eager")
 
 
+@functools.cache
+def _uses_attention_registry(model_type: str) -> bool:
+    """Whether the installed transformers runs this family's attention through `AttentionInterface`.
+
+    Read from the modeling module itself, because it changes between releases: Falcon computes its
+    attention inline in 5.24 and through the registry from 5.25; Bloom and MPT always inline.
+    """
+    module = model_type_to_module_name(model_type)
+    modeling = importlib.import_module(f"transformers.models.{module}.modeling_{module}")
+    return hasattr(modeling, "ALL_ATTENTION_FUNCTIONS")
+
+
 def attention_families() -> list[str]:
     """The supported families whose attention kvlimit can read scores from (`attention_tap`)."""
-    return sorted(name for name, family in FAMILIES.items() if family.attention_registry)
+    return sorted(name for name in FAMILIES if _uses_attention_registry(name))
 
 
 def _tapped(name: str) -> Callable[..., tuple[torch.Tensor, Any]]:
@@ -571,7 +588,7 @@ def attention_tap(model: PreTrainedModel, spec: ModelSpec, record: AttentionReco
     same mask function (transformers' `AttentionInterface` / `AttentionMaskInterface`), and restored.
     """
     name = spec.attn_implementation
-    if not FAMILIES[spec.model_type].attention_registry:
+    if not _uses_attention_registry(spec.model_type):
         raise ValueError(
             f"{spec.model_type} computes attention in its own code, which kvlimit cannot read scores from; "
             f"policies that choose by attention work with {', '.join(attention_families())}"
@@ -716,17 +733,41 @@ def stock_generate(model: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def kv_bytes(cache: Any) -> int:
-    """Bytes of keys and values a transformers cache holds now (every layer, every row), allocated storage included."""
+    """Bytes of keys and values a transformers cache holds now (every layer, every row), allocated storage included.
+
+    A cache with its own count (`nbytes()`: a `BoundedCache`, quantized layers included) gives it.
+    """
+    if callable(getattr(cache, "nbytes", None)):
+        return int(cache.nbytes())
+    return sum(kv_bytes_of_layer(layer) for layer in getattr(cache, "layers", []))
+
+
+def kv_bytes_of_layer(layer: Any) -> int:
+    """Bytes of one transformers cache layer's `keys` and `values` tensors."""
     total = 0
-    for layer in getattr(cache, "layers", []):
-        for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-            if isinstance(tensor, torch.Tensor):
-                total += tensor.numel() * tensor.element_size()
+    for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+        if isinstance(tensor, torch.Tensor):
+            total += tensor.numel() * tensor.element_size()
     return total
 
 
-def probe_kv_bytes_per_token(model: PreTrainedModel) -> int:
-    """Bytes of keys and values one token takes in one sequence's cache, summed over layers.
+@dataclass(frozen=True)
+class KVShape:
+    """One layer's cache of one token of one row: key and value heads and dims, bytes per element."""
+
+    key_heads: int
+    key_dim: int
+    value_heads: int
+    value_dim: int
+    element_size: int
+
+    @property
+    def nbytes(self) -> int:
+        return (self.key_heads * self.key_dim + self.value_heads * self.value_dim) * self.element_size
+
+
+def probe_kv_shapes(model: PreTrainedModel) -> list[KVShape]:
+    """Per layer, the shape one token takes in one sequence's cache.
 
     Measured with a one-token forward through a `DynamicCache`, so it is right for every family
     (grouped-query, multi-query, per-layer head sizes) without reading family-specific config fields.
@@ -736,9 +777,16 @@ def probe_kv_bytes_per_token(model: PreTrainedModel) -> int:
     ids = torch.zeros((1, 1), dtype=torch.long, device=device)
     with torch.no_grad():
         model(input_ids=ids, cache=probe, use_cache=True)
-    total = 0
+    shapes = []
     for layer in probe.layers:
-        for tensor in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-            if isinstance(tensor, torch.Tensor) and tensor.numel():
-                total += tensor[0, :, -1:].numel() * tensor.element_size()
-    return total
+        keys, values = getattr(layer, "keys", None), getattr(layer, "values", None)
+        if isinstance(keys, torch.Tensor) and isinstance(values, torch.Tensor) and keys.numel():
+            shapes.append(
+                KVShape(keys.shape[1], keys.shape[-1], values.shape[1], values.shape[-1], keys.element_size())
+            )
+    return shapes
+
+
+def probe_kv_bytes_per_token(model: PreTrainedModel) -> int:
+    """Bytes of keys and values one token takes in one sequence's cache, summed over layers."""
+    return sum(shape.nbytes for shape in probe_kv_shapes(model))

@@ -23,6 +23,7 @@ Both also move the keys of transformers' own sliding layers when they move a row
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -31,6 +32,12 @@ import torch
 
 from .base import PositionKeeper
 from .rope import RopeSpec
+
+
+def _rotate(rope: RopeSpec, cos: torch.Tensor, sin: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """`keys` rotated by `rope` at precomputed angles (a `transform_keys` function)."""
+    return rope.apply(keys, cos, sin)
+
 
 if TYPE_CHECKING:
     from ..cache import BoundedCache
@@ -165,10 +172,9 @@ class RopeSinks(PositionKeeper):
         delta_t = torch.tensor(delta, device=device)
         start = self.n_sink  # sinks are rotated from their pristine copy, not rebased
         for layer, rope in cache.rope_layers():
-            assert layer.keys is not None
             cos, sin = rope.cos_sin(delta_t, device)
-            layer.keys[:, :, start:] = rope.apply(
-                layer.keys[:, :, start:], cos[:, None, None, :], sin[:, None, None, :]
+            layer.transform_keys(
+                functools.partial(_rotate, rope, cos[:, None, None, :], sin[:, None, None, :]), start
             )
         for group in cache.slot_groups:
             group.positions[:, start:] += delta_t[:, None]
@@ -215,7 +221,6 @@ class RopeRanks(PositionKeeper):
             slot_deltas.append(target - group.positions)
             group.positions = target
         for layer, rope in cache.rope_layers():
-            assert layer.keys is not None
             cos, sin = rope.cos_sin(slot_deltas[layer.group], device)
-            layer.keys.copy_(rope.apply(layer.keys, cos[:, None], sin[:, None]))
+            layer.transform_keys(functools.partial(_rotate, rope, cos[:, None], sin[:, None]))
         rotate_sliding_layers(cache, torch.tensor(row_delta, device=device))

@@ -1,0 +1,154 @@
+"""Quantized keys and values: each token's vectors in blocks of `group` dims, one scale per block.
+
+Contract: `scheme(name)` gives the `Scheme` of "int8", "int4" or "fp8". `Scheme.quantize(x, group)`
+turns float vectors `x (..., dim)` into `Codes` (the codes and, per block of `group` consecutive dims,
+a float16 scale, and for int4 a float16 minimum); `Scheme.dequantize(codes, dtype)` returns `(...,
+dim)` floats. Every token is quantized on its own, so a slot can be overwritten (an eviction) or a
+row moved (beams) without touching another token; the error per element is at most half a step:
+int8 `scale / 2` with `scale >= absmax / 127` (symmetric), int4 `step / 2` with `step >= (max -
+min) / 15` (asymmetric, 16 levels), fp8 the e4m3 rounding of `x / scale` (relative 2^-4, or 2^-10 of
+the scale below e4m3's smallest normal) with `scale >= absmax / 448`. Scales are float16, rounded
+up (and minimums down) so no code overflows, and at least 2^-14; blocks beyond float16's range
+(|x| > 65504) are not representable and not supported.
+
+Why per token, in blocks along the head dimension (llama.cpp's q8_0 / q4_0 layout) rather than
+KIVI's per-channel keys (Liu et al. 2024): KIVI quantizes keys per channel over groups of tokens,
+which the bounded cache cannot keep, since evictions replace single tokens in place; a group would
+have to be requantized at every replacement. Blocks of 32 dims keep a key's outlier channels from
+spoiling the scale of the rest of it (the reason KIVI groups keys per channel).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import torch
+
+#: Dims per block (one scale each) unless a user says otherwise: llama.cpp's q8_0 / q4_0 blocks.
+DEFAULT_KV_GROUP = 32
+#: Quantized storage dtypes and their bits per element.
+BITS = {"int8": 8, "int4": 4, "fp8": 8}
+_FP8_MAX = 448.0  # the largest float8_e4m3fn
+_HALF_TINY = 2.0**-14  # float16's smallest normal: scales stay normal, so rounding them is relative
+
+
+@dataclass
+class Codes:
+    """Quantized vectors: `codes` (..., dim) (int4: (..., dim / 2), two per byte), per block `scales`
+    (..., dim / group) float16 and, for int4, `mins` (..., dim / group) float16.
+
+    fp8 codes are kept as their bits in uint8: PyTorch's CPU scatter and gather do not take
+    float8 tensors, and moving bytes is all storage needs.
+    """
+
+    codes: torch.Tensor
+    scales: torch.Tensor
+    mins: torch.Tensor | None = None
+
+    def tensors(self) -> list[torch.Tensor]:
+        return [t for t in (getattr(self, f.name) for f in fields(self)) if t is not None]
+
+    def nbytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t in self.tensors())
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One quantized storage dtype (see the module docstring)."""
+
+    name: str
+
+    def empty(self, shape: tuple[int, ...], group: int, device: torch.device) -> Codes:
+        """Zero codes for floats of `shape` (..., dim)."""
+        *lead, dim = shape
+        blocks = (*lead, dim // group)
+        if self.name == "int4":
+            return Codes(
+                torch.zeros((*lead, dim // 2), dtype=torch.uint8, device=device),
+                torch.zeros(blocks, dtype=torch.float16, device=device),
+                torch.zeros(blocks, dtype=torch.float16, device=device),
+            )
+        dtype = torch.int8 if self.name == "int8" else torch.uint8  # fp8 as its bits (see `Codes`)
+        return Codes(
+            torch.zeros(shape, dtype=dtype, device=device),
+            torch.zeros(blocks, dtype=torch.float16, device=device),
+        )
+
+    def quantize(self, x: torch.Tensor, group: int) -> Codes:
+        """`x` (..., dim), dim a multiple of `group`, as codes (see the module docstring)."""
+        *lead, dim = x.shape
+        blocks = x.float().reshape(*lead, dim // group, group)
+        if self.name == "int4":
+            low = _half_at_most(blocks.amin(dim=-1, keepdim=True))
+            step = _half_at_least((blocks.amax(dim=-1, keepdim=True) - low.float()) / 15.0)
+            levels = ((blocks - low.float()) / step.float()).round().clamp(0, 15).to(torch.uint8)
+            levels = levels.reshape(*lead, dim)
+            packed = levels[..., 0::2] | (levels[..., 1::2] << 4)
+            return Codes(packed, step[..., 0], low[..., 0])
+        top = 127.0 if self.name == "int8" else _FP8_MAX
+        scale = _half_at_least(blocks.abs().amax(dim=-1, keepdim=True) / top)
+        scaled = blocks / scale.float()
+        if self.name == "int8":
+            codes = scaled.round().clamp(-127, 127).to(torch.int8)
+        else:
+            codes = scaled.to(torch.float8_e4m3fn).view(torch.uint8)
+        return Codes(codes.reshape(*lead, dim), scale[..., 0])
+
+    def dequantize(self, codes: Codes, dtype: torch.dtype) -> torch.Tensor:
+        """The floats `codes` stand for, as `dtype`, (..., dim)."""
+        scales = codes.scales.float()
+        *lead, count = scales.shape
+        if self.name == "int4":
+            assert codes.mins is not None
+            levels = torch.stack((codes.codes & 0x0F, codes.codes >> 4), dim=-1).reshape(*lead, -1)
+            dim = levels.shape[-1]
+            blocks = levels.reshape(*lead, count, dim // count).float()
+            values = blocks * scales[..., None] + codes.mins.float()[..., None]
+        else:
+            dim = codes.codes.shape[-1]
+            stored = codes.codes if self.name == "int8" else codes.codes.view(torch.float8_e4m3fn)
+            values = stored.float().reshape(*lead, count, dim // count) * scales[..., None]
+        return values.reshape(*lead, dim).to(dtype)
+
+    def bytes_per_vector(self, dim: int, group: int) -> int:
+        """Stored bytes of one vector of `dim` floats."""
+        scale_bytes = 2 * (dim // group) * (2 if self.name == "int4" else 1)
+        return dim * BITS[self.name] // 8 + scale_bytes
+
+
+def _half_at_least(x: torch.Tensor) -> torch.Tensor:
+    """`x` (>= 0) as float16, rounded up (so no code overflows), and at least float16's smallest normal."""
+    half = x.clamp(min=_HALF_TINY).half()
+    return torch.where(half.float() < x, torch.nextafter(half, torch.full_like(half, torch.inf)), half)
+
+
+def _half_at_most(x: torch.Tensor) -> torch.Tensor:
+    """`x` as float16, rounded down (an int4 block's minimum stays at or below its smallest value)."""
+    half = x.half()
+    return torch.where(half.float() > x, torch.nextafter(half, torch.full_like(half, -torch.inf)), half)
+
+
+def scheme(name: str) -> Scheme:
+    if name not in BITS:
+        raise ValueError(
+            f"kv_dtype={name!r} is not one of {', '.join(map(repr, BITS))} (or None: the model's dtype)"
+        )
+    return Scheme(name)
+
+
+def block_size(dim: int, group: int) -> int:
+    """The block size used for vectors of `dim` dims: `group`, or the largest divisor of dim below it."""
+    size = min(group, dim)
+    while dim % size:
+        size -= 1
+    return size
+
+
+def check_group(kv_group: object) -> int:
+    """Validate a `kv_group` setting (dims per quantization block)."""
+    if isinstance(kv_group, bool) or not isinstance(kv_group, int) or kv_group < 2 or kv_group % 2:
+        raise ValueError(
+            f"kv_group must be an even int >= 2 (dims per quantization block, default {DEFAULT_KV_GROUP}); "
+            f"got {kv_group!r}"
+        )
+    return kv_group
