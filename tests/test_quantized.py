@@ -138,11 +138,11 @@ class RoundingLayer(BoundedLayer):
     def _round(self, x):
         return round_trip(self.kv_dtype, x, self.group_size)
 
-    def write_slot(self, slot, key_states, value_states):
-        sink = (slot < self.float_slots).view(-1, 1, 1, 1)
+    def write_slot(self, slot, key_states, value_states, *, first_index=0):
+        sink = (slot < self.float_slots).view(-1, 1, 1, 1)  # the oracle always checks, on the device
         keys = torch.where(sink, key_states, self._round(key_states))
         values = torch.where(sink, value_states, self._round(value_states))
-        super().write_slot(slot, keys, values)
+        super().write_slot(slot, keys, values, first_index=first_index)
 
     def as_stored(self, plan, writes, key_states, value_states):
         keys, values = self._round(key_states), self._round(value_states)

@@ -329,6 +329,7 @@ class BoundedCache(Cache):
 
     def _plan_decode(self, input_ids: torch.Tensor) -> tuple[StepPlan, StepInputs]:
         rows = self.rows
+        first_index = min(rows.seen)
         full = [n >= self.slots for n in rows.kept]
         full_t = rows.kept_t >= self.slots  # the same on the device, without a copy from the host
         slots, permutes = decode_slots(
@@ -361,7 +362,7 @@ class BoundedCache(Cache):
         mask = self.slot_groups[0].valid[:, :width].long()
         # kept counts each row's valid slots, so a row holding `width` of them fills the mask's columns
         step = StepInputs(positions[:, None], mask, "decode", mask_all_kept=min(rows.kept) >= width)
-        return StepPlan("decode", 1, width, writes), step
+        return StepPlan("decode", 1, width, writes, first_index=first_index), step
 
     def _plan_chunk(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None

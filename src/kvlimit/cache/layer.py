@@ -85,7 +85,7 @@ class BoundedLayer(CacheLayerMixin):
         self, plan: StepPlan, writes: GroupWrites, key_states: torch.Tensor, value_states: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         assert writes.slot is not None
-        self.write_slot(writes.slot, key_states, value_states)
+        self.write_slot(writes.slot, key_states, value_states, first_index=plan.first_index)
         if self.statistic is not None and writes.statistic is not None:
             writes.statistic.scatter_(1, writes.slot[:, None], self.statistic(key_states).float())
         return self.stored(plan.kv_length)
@@ -154,8 +154,17 @@ class BoundedLayer(CacheLayerMixin):
         """
         return key_states, value_states
 
-    def write_slot(self, slot: torch.Tensor, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
-        """Decode: write row b's one new key/value (batch, kv_heads, 1, head_dim) into slot `slot[b]`."""
+    def write_slot(
+        self,
+        slot: torch.Tensor,
+        key_states: torch.Tensor,
+        value_states: torch.Tensor,
+        *,
+        first_index: int = 0,
+    ) -> None:
+        """Decode: write row b's one new key/value (batch, kv_heads, 1, head_dim) into slot `slot[b]`.
+
+        `first_index`: the smallest token index among the new tokens (`StepPlan.first_index`)."""
         assert self.keys is not None and self.values is not None
         index = slot.view(-1, 1, 1, 1)
         self.keys.scatter_(2, index.expand_as(key_states), key_states)

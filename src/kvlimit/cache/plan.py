@@ -58,6 +58,9 @@ class StepPlan:
         kv_length: keys each bounded layer returns (and the width of the 2D attention mask).
         groups: per slot group, its `GroupWrites`.
         write_rows, write_cols: chunk: the row and column of every real new token.
+        first_index: decode: the smallest token index (a row's count of real tokens before it) among
+            the rows' new tokens, known on the host; a layer that keeps its first tokens apart (the
+            quantized layer's float sinks) skips that work once every row is past them.
     """
 
     kind: Literal["decode", "chunk"]
@@ -66,6 +69,7 @@ class StepPlan:
     groups: list[GroupWrites] = field(default_factory=list)
     write_rows: torch.Tensor | None = None
     write_cols: torch.Tensor | None = None
+    first_index: int = 0
 
 
 def lowest_slots(scores: torch.Tensor, order: torch.Tensor, k: int) -> torch.Tensor:

@@ -96,24 +96,56 @@ class Scheme:
 
     def dequantize(self, codes: Codes, dtype: torch.dtype) -> torch.Tensor:
         """The floats `codes` stand for, as `dtype`, (..., dim)."""
-        scales = codes.scales.float()
-        *lead, count = scales.shape
-        if self.name == "int4":
-            assert codes.mins is not None
-            levels = torch.stack((codes.codes & 0x0F, codes.codes >> 4), dim=-1).reshape(*lead, -1)
-            dim = levels.shape[-1]
-            blocks = levels.reshape(*lead, count, dim // count).float()
-            values = blocks * scales[..., None] + codes.mins.float()[..., None]
-        else:
-            dim = codes.codes.shape[-1]
-            stored = codes.codes if self.name == "int8" else codes.codes.view(torch.float8_e4m3fn)
-            values = stored.float().reshape(*lead, count, dim // count) * scales[..., None]
-        return values.reshape(*lead, dim).to(dtype)
+        *lead, _ = codes.codes.shape
+        dim = codes.codes.shape[-1] * (2 if self.name == "int4" else 1)
+        out = torch.empty((*lead, dim), dtype=dtype, device=codes.codes.device)
+        self.dequantize_into(codes, out)
+        return out
+
+    def dequantize_into(self, codes: Codes, out: torch.Tensor) -> None:
+        """Write the floats `codes` stand for into `out` (..., dim), whose last dim is contiguous.
+
+        The hot path of a quantized cache's read: one pass over the codes where the scheme allows
+        (int8: codes x scale straight into `out`), computed in float32 and rounded once to `out`'s dtype.
+        """
+        scales = codes.scales.float()[..., None]  # (..., blocks, 1)
+        *lead, count, _ = scales.shape
+        dim = out.shape[-1]
+        blocks = out.view(*lead, count, dim // count)
+        in_float = out.dtype == torch.float32
+        if self.name == "int8":
+            torch.mul(codes.codes.view(*lead, count, dim // count), scales, out=blocks)
+            return
+        if self.name == "fp8":  # float8 does not promote: each code's float from a 256-entry table
+            table = _fp8_table(out.device)
+            stored = table.index_select(0, codes.codes.reshape(-1).int()).view(*lead, count, dim // count)
+            torch.mul(stored, scales, out=blocks)
+            return
+        assert codes.mins is not None
+        packed = codes.codes.view(*lead, count, dim // count // 2)  # even dims low nibbles, odd high
+        levels = torch.stack((packed & 0x0F, packed >> 4), dim=-1).view(*lead, count, dim // count)
+        target = blocks if in_float else torch.empty(blocks.shape, dtype=torch.float32, device=out.device)
+        torch.mul(levels, scales, out=target)
+        target.add_(codes.mins.float()[..., None])
+        if not in_float:
+            blocks.copy_(target)
 
     def bytes_per_vector(self, dim: int, group: int) -> int:
         """Stored bytes of one vector of `dim` floats."""
         scale_bytes = 2 * (dim // group) * (2 if self.name == "int4" else 1)
         return dim * BITS[self.name] // 8 + scale_bytes
+
+
+_FP8_TABLES: dict[torch.device, torch.Tensor] = {}
+
+
+def _fp8_table(device: torch.device) -> torch.Tensor:
+    """(256,) float32: the value of every float8_e4m3fn bit pattern (a gather is faster than converting)."""
+    table = _FP8_TABLES.get(device)
+    if table is None:
+        bits = torch.arange(256, dtype=torch.int32).to(torch.uint8).view(torch.float8_e4m3fn)
+        table = _FP8_TABLES[device] = bits.float().to(device)
+    return table
 
 
 def _half_at_least(x: torch.Tensor) -> torch.Tensor:

@@ -84,18 +84,37 @@ class QuantizedLayer(BoundedLayer):
     def _quantize(self, x: torch.Tensor) -> Codes:
         return self.scheme.quantize(x, self._block(x.shape[-1]))
 
+    def _quantize_pair(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[Codes, Codes]:
+        """Keys and values quantized, in one call where their shapes agree (fewer small ops per step)."""
+        if keys.shape != values.shape:
+            return self._quantize(keys), self._quantize(values)
+        both = self._quantize(torch.stack((keys, values)))
+        split = [tuple(t.unbind(0)) for t in both.tensors()]
+        first = Codes(*(t[0] for t in split))
+        second = Codes(*(t[1] for t in split))
+        return first, second
+
     def _codes(self) -> tuple[Codes, Codes]:
         assert self.key_codes is not None and self.value_codes is not None
         return self.key_codes, self.value_codes
 
     # --- storage operations -------------------------------------------------------------------
-    def write_slot(self, slot: torch.Tensor, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+    def write_slot(
+        self,
+        slot: torch.Tensor,
+        key_states: torch.Tensor,
+        value_states: torch.Tensor,
+        *,
+        first_index: int = 0,
+    ) -> None:
         index = slot.view(-1, 1, 1, 1)
-        for codes, states in zip(self._codes(), (key_states, value_states), strict=True):
-            for stored, new in zip(codes.tensors(), self._quantize(states).tensors(), strict=True):
-                stored.scatter_(2, index.expand_as(new), new)
+        for codes, new in zip(self._codes(), self._quantize_pair(key_states, value_states), strict=True):
+            for stored, part in zip(codes.tensors(), new.tensors(), strict=True):
+                stored.scatter_(2, index.expand_as(part), part)
         n = self.float_slots
-        if n:  # rows whose new token is a sink also keep it in float (no host sync: a masked write)
+        # The sinks are a row's first n tokens, in slots 0..n-1 for good (protected, never evicted):
+        # once every row is past them (known on the host), no new token can be one.
+        if n and first_index < n:  # rows whose new token is a sink also keep it in float (a masked write)
             assert self.keys is not None and self.values is not None
             at = slot.clamp(max=n - 1).view(-1, 1, 1, 1)
             is_sink = (slot < n).view(-1, 1, 1, 1)
@@ -122,8 +141,11 @@ class QuantizedLayer(BoundedLayer):
         n = min(self.float_slots, length)
         out = []
         for floats, codes in zip((self.keys, self.values), self._codes(), strict=True):
-            part = self.scheme.dequantize(_slice(codes, n, length), self.dtype)
-            out.append(torch.cat((floats[:, :, :n], part), dim=2) if n else part)
+            batch, heads, _, dim = floats.shape
+            read = floats.new_empty((batch, heads, length, dim))  # the one-layer transient
+            read[:, :, :n] = floats[:, :, :n]
+            self.scheme.dequantize_into(_slice(codes, n, length), read[:, :, n:])
+            out.append(read)
         return out[0], out[1]
 
     def store(
