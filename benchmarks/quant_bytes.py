@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     torch.set_num_threads(2)
-    model = AutoModelForCausalLM.from_pretrained(kvlimit.model_folder())
+    model = AutoModelForCausalLM.from_pretrained(kvlimit.model_folder(), use_kernels=False)
     tokenizer = AutoTokenizer.from_pretrained(kvlimit.model_folder())
     text = ensure_corpus().read_text(encoding="utf-8")[: args.tokens * 8]
     ids = torch.tensor([tokenizer(text)["input_ids"][: args.tokens]])
