@@ -60,9 +60,12 @@ def head_mean_attention(
     if weights is not None:
         return weights[:, :, queries].float().mean(dim=1)
     q = query[:, :, queries].float()
-    groups = query.shape[1] // key.shape[1]
-    k = key.float().repeat_interleave(groups, dim=1)
-    logits = (q @ k.transpose(-1, -2)) * scaling
+    batch, heads, n, dim = q.shape
+    kv_heads = key.shape[1]
+    # Grouped-query attention without repeating the keys: head h reads kv head h // groups, so the
+    # queries of one kv head's group are stacked against its keys once.
+    grouped = q.reshape(batch, kv_heads, heads // kv_heads * n, dim)
+    logits = (grouped @ key.float().transpose(-1, -2)).view(batch, heads, n, key.shape[2]) * scaling
     if mask is not None:
         rows = mask[:, :, queries] if mask.shape[2] > 1 else mask
         logits = (
