@@ -135,6 +135,26 @@ def test_a_torn_line_and_a_half_written_id_are_redone(tiny, tmp_path) -> None:
     )
 
 
+def test_ctrl_c_says_how_many_prompts_were_written(tiny, tmp_path, capsys, monkeypatch) -> None:
+    """Off a terminal (no progress bar) too: the count comes from the records, not from the bar."""
+    original = batch.BatchRunner.run
+
+    def interrupted(self, items, sink, on_batch):
+        def one_then_stop(chunk, written):
+            on_batch(chunk, written)
+            raise KeyboardInterrupt
+
+        return original(self, items, sink, one_then_stop)
+
+    monkeypatch.setattr(batch.BatchRunner, "run", interrupted)
+    output = tmp_path / "out.jsonl"
+    args = generate_args(tiny, prompts_file(tmp_path / "p.txt", 9), output, "--batch-size", "4")
+    args.remove("--quiet")
+    cli.main(args)
+    assert "interrupted: 4 of 9 prompts written" in capsys.readouterr().err
+    assert len(records(output)) == 4
+
+
 def test_a_killed_run_resumes_and_ends_with_every_id_once(tiny, tmp_path) -> None:
     """A real process, killed with SIGKILL after its first batches, then run again."""
     prompts = prompts_file(tmp_path / "p.txt", 60)

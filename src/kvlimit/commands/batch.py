@@ -210,16 +210,18 @@ def run_batch(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> i
     )
     started = time.perf_counter()
     made = [0]
+    written = [0]  # counted here: a disabled bar (not a terminal) counts nothing
 
     def on_batch(batch: list[PromptItem], records: list[dict[str, Any]]) -> None:
         made[0] += sum(r["new_tokens"] for r in records)
+        written[0] += len(batch)
         bar.update(len(batch))
         bar.set_postfix(tokens_per_s=f"{made[0] / (time.perf_counter() - started):.1f}", cache=f"{limit}")
 
     try:
         runner.run(pending, sink, on_batch)
     except KeyboardInterrupt:
-        status(args, f"interrupted: {bar.n} of {len(pending)} prompts written")
+        status(args, f"interrupted: {written[0]} of {len(pending)} prompts written")
         return EXIT_INTERRUPTED
     finally:
         bar.close()

@@ -1,0 +1,47 @@
+"""Per-layer cost of the quantized storage: one read (`stored`) and one decode write (`write_slot`).
+
+A `QuantizedLayer` shaped like one of SmolLM2-135M's layers (1 row, 3 KV heads, 1024 slots, head_dim
+64, 4 float sinks), timed for each scheme; a decode step pays both once per layer.
+
+    python benchmarks/quant_layer.py
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import torch
+
+from kvlimit.cache.quant import scheme
+from kvlimit.cache.quantized import QuantizedLayer
+
+
+def per_call_ms(fn: Callable[[], object], n: int = 200) -> float:
+    for _ in range(10):
+        fn()
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n * 1e3
+
+
+def main() -> None:
+    torch.set_num_threads(2)
+    rows, heads, slots, dim = 1, 3, 1024, 64
+    first = torch.randn(rows, heads, 1, dim)
+    new = torch.randn(rows, heads, 1, dim)
+    slot = torch.tensor([5])
+    for name in ("int8", "int4", "fp8"):
+        layer = QuantizedLayer(0, slots, scheme=scheme(name), group_size=32, float_slots=4)
+        layer.lazy_initialization(first, first)
+        read = per_call_ms(layer.stored)
+        write = per_call_ms(lambda: layer.write_slot(slot, new, new, first_index=10))  # noqa: B023
+        quantize = per_call_ms(lambda: layer.scheme.quantize(new, 32))  # noqa: B023
+        print(
+            f"{name}: read {read:.3f} ms, decode write {write:.3f} ms (quantizing one vector {quantize:.3f} ms) per layer"
+        )
+
+
+if __name__ == "__main__":
+    main()
