@@ -13,8 +13,8 @@ import pytest
 
 import kvlimit
 from kvlimit import cli, clitools
-from kvlimit.commands import batch
 from kvlimit.bench.runner import BenchSettings, run_bench
+from kvlimit.commands import batch
 
 from tinymodels import PROMPT, TinyModel, build_tiny
 
