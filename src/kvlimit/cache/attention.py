@@ -162,6 +162,7 @@ class AttentionRecorder:
         q = real.shape[1]
         shown = key.shape[2] - q  # key columns [0, shown) are stored slots, then the new tokens
         has_new = real.any(dim=1)
+        newest: torch.Tensor | None  # the newest query's attention, where these scores already hold it
         if mode == "mean":
             probs = head_mean_attention(query, key, mask, scaling, weights, slice(None))
             scores = (probs * real[:, :, None]).sum(dim=1)
@@ -185,6 +186,7 @@ class AttentionRecorder:
             seen_by = real.sum(dim=1, keepdim=True).float().clamp(min=1.0)
             new_seen = (q - torch.arange(q, device=real.device)).float()[None, :]
             scores = torch.cat((total[:, :shown] / seen_by, total[:, shown:] / new_seen), dim=1)
+            newest = probs[:, -1]
         elif mode == "window":
             first = max(0, q - self.window)
             probs = head_mean_attention(query, key, mask, scaling, weights, slice(first, None))
@@ -192,11 +194,13 @@ class AttentionRecorder:
             scores = F.avg_pool1d(
                 scores[:, None], self.pool, stride=1, padding=self.pool // 2, count_include_pad=False
             )[:, 0]
+            newest = probs[:, -1] if probs.shape[1] else None  # window 0 observes no query
         else:  # "last"
-            scores = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
+            scores = newest = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
         self._replace(group.attention, writes.shown, writes.write_slots, plan, scores, has_new)
         if group.newest is not None:  # a chunk's last column is each row's newest query (padding leads)
-            newest = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
+            if newest is None:
+                newest = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
             self._replace(group.newest, writes.shown, writes.write_slots, plan, newest, has_new)
 
     @classmethod
