@@ -25,7 +25,7 @@ from . import models as _models
 from .cache.quant import BITS, DEFAULT_KV_GROUP, check_group
 from .config import parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
-from .policies import policies_taking
+from .policies import POLICIES, policies_taking, policy_names
 
 PROG = "kvlimit"
 EXIT_USAGE = 2
@@ -153,6 +153,14 @@ def add_policy_settings(group: Any) -> None:
             default=None,
             help=text.format(takers=names(policies_taking(setting))),
         )
+
+
+def policy_name(text: str) -> str:
+    """One `--policy` word of a comma-separated list, checked against the registry."""
+    name = text.strip().lower()
+    if name not in POLICIES:
+        raise CLIError(f"--policy {text!r} is not one of {', '.join(policy_names())}")
+    return name
 
 
 def policy_settings_from_args(args: argparse.Namespace, policies: list[str]) -> dict[str, Any]:

@@ -23,11 +23,12 @@ from ..clitools import (
     check_number,
     load_with_status,
     parse_list,
+    policy_name,
     status,
 )
 from ..config import parse_bytes
 from ..generation import kv_bytes_per_token
-from ..policies import POLICIES, policy_names
+from ..policies import policy_names
 from .throughput import (
     ThroughputSettings,
     default_sweep,
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     check_number(args.max_batch, "--max-batch", at_least=1)
     check_number(args.threads, "--threads", at_least=1)
     limits = parse_list(args.cache_limit, _count("--cache-limit", 2), option="--cache-limit")
-    policies = parse_list(args.policy, _policy, option="--policy")
+    policies = parse_list(args.policy, policy_name, option="--policy")
     explicit = (
         () if args.sweep in (None, "auto") else parse_list(args.sweep, _count("--sweep", 1), option="--sweep")
     )
@@ -119,10 +120,3 @@ def _count(option: str, least: int) -> Any:
         return int(text)
 
     return parse
-
-
-def _policy(text: str) -> str:
-    name = text.strip().lower()
-    if name not in POLICIES:
-        raise CLIError(f"--policy {text!r} is not one of {', '.join(policy_names())}")
-    return name

@@ -51,12 +51,12 @@ from ..clitools import (
     load_from_args,
     parse_limit,
     parse_list,
+    policy_name,
     policy_settings_from_args,
 )
 from ..config import LimitConfig, parse_bytes
 from ..generation import kv_bytes_per_token
 from ..policies import (
-    POLICIES,
     EvictionPolicy,
     default_chunk,
     make_policy,
@@ -353,7 +353,7 @@ class _Plan:
 
     def __init__(self, args: argparse.Namespace):
         self.limit_args: list[int | str] = parse_list(args.cache_limit, parse_limit, option="--cache-limit")
-        self.policies: list[str] = _unique(parse_list(args.policy, _policy_name, option="--policy"))
+        self.policies: list[str] = _unique(parse_list(args.policy, policy_name, option="--policy"))
         baselines = _unique(parse_list(args.baseline, _baseline_name, option="--baseline"))
         if "none" in baselines and len(baselines) > 1:
             raise CLIError("--baseline none cannot be combined with other baselines")
@@ -528,13 +528,6 @@ def read_text(name: str) -> tuple[pathlib.Path, str]:
 def _tokenize(tokenizer: Any, text: str) -> list[int]:
     encoded = tokenizer(text, return_attention_mask=False, verbose=False)
     return list(encoded["input_ids"])
-
-
-def _policy_name(text: str) -> str:
-    name = text.strip().lower()
-    if name not in POLICIES:
-        raise CLIError(f"--policy {text!r} is not one of {', '.join(policy_names())}")
-    return name
 
 
 def _baseline_name(text: str) -> str:

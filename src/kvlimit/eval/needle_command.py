@@ -23,10 +23,11 @@ from ..clitools import (
     check_number,
     load_with_status,
     parse_list,
+    policy_name,
     policy_settings_from_args,
     status,
 )
-from ..policies import POLICIES, make_policy, policy_names, settings_for
+from ..policies import make_policy, policy_names, settings_for
 from .needle import DEPTHS, NeedleResult, needle_in_haystack, plot_needle
 
 __all__ = ["register", "run"]
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     """Run `kvlimit needle` for parsed `args`; returns the exit status."""
     contexts = parse_list(args.context, _count("--context"), option="--context")
     limits = parse_list(args.cache_limit, _count("--cache-limit"), option="--cache-limit")
-    names = parse_list(args.policy, _policy, option="--policy")
+    names = parse_list(args.policy, policy_name, option="--policy")
     depths = parse_list(args.depths, _fraction, option="--depths")
     check_number(args.numbers, "--numbers", at_least=1)
     check_number(args.seed, "--seed", at_least=0)
@@ -138,13 +139,6 @@ def _count(option: str) -> Any:
         return int(text)
 
     return parse
-
-
-def _policy(text: str) -> str:
-    name = text.strip().lower()
-    if name not in POLICIES:
-        raise CLIError(f"--policy {text!r} is not one of {', '.join(policy_names())}")
-    return name
 
 
 def _fraction(text: str) -> float:
