@@ -159,3 +159,56 @@ class EvictionPolicy:
     def describe(self) -> str:
         values = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
         return f"{self.name}({values})" if values else self.name
+
+
+#: Scores of tokens kept by rule (a recent window) sit above every criterion score (attention
+#: scores are at most 1; key norms are far smaller than this).
+RECENT_BONUS = 1.0e6
+
+
+@dataclass(frozen=True)
+class SinksAndRecent(EvictionPolicy):
+    """A per-layer policy that never evicts a row's first `n_sink` tokens, keeps its `n_recent` newest
+    by recency, and chooses among the rest by its own criterion: a subclass's `score` computes the
+    criterion (higher is kept longer) and returns `self.guarded(slots, criterion)`.
+
+    `n_recent=None` keeps `slots // recent_share` newest tokens (`recent_default` says so in errors).
+    """
+
+    #: The criterion's name in errors ("heavy hitters", "the norm criterion").
+    criterion: ClassVar[str] = "the criterion"
+    recent_share: ClassVar[int] = 4
+    recent_default: ClassVar[str] = "a quarter of the cache"
+    n_sink: int = 4
+    n_recent: int | None = None
+
+    def __post_init__(self) -> None:
+        check_count("n_sink", self.n_sink)
+        check_count("n_recent", self.n_recent, none_means=self.recent_default)
+
+    @property
+    def protected_tokens(self) -> int:
+        return self.n_sink
+
+    def check_limit(self, cache_limit: int) -> None:
+        super().check_limit(cache_limit)
+        if self.n_recent is not None and self.n_sink + self.n_recent >= cache_limit:
+            raise ValueError(
+                f"{self.describe()} keeps n_sink + n_recent = {self.n_sink + self.n_recent} tokens by rule: "
+                f"n_sink={self.n_sink} + n_recent={self.n_recent} leaves no room for {self.criterion} in "
+                f"cache_limit={cache_limit}; n_sink + n_recent must be smaller than cache_limit"
+            )
+
+    def recent_window(self, slots: int) -> int:
+        """How many of the newest tokens are kept by recency in a cache of `slots` slots."""
+        return slots // self.recent_share if self.n_recent is None else self.n_recent
+
+    def guarded(self, slots: SlotView, criterion: torch.Tensor) -> torch.Tensor:
+        """`criterion` (batch, slots), with the recent window above it (the oldest of it lowest, should
+        a chunk need its room) and the sinks never evicted."""
+        index = slots.token_index
+        newest = index.max(dim=1, keepdim=True).values
+        recent = index > newest - self.recent_window(slots.slots)
+        scores = torch.where(recent, RECENT_BONUS + index.float(), criterion)
+        is_sink = (index >= 0) & (index < self.n_sink)
+        return scores.masked_fill(is_sink, float("inf"))

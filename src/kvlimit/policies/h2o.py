@@ -22,14 +22,11 @@ from typing import ClassVar
 
 import torch
 
-from .base import EvictionPolicy, SlotView, check_count
-
-#: Scores of the recent window sit above every attention score (those are at most 1).
-_RECENT_BONUS = 1.0e6
+from .base import SinksAndRecent, SlotView
 
 
 @dataclass(frozen=True)
-class HeavyHitters(EvictionPolicy):
+class HeavyHitters(SinksAndRecent):
     """Per layer: never evict the first `n_sink` tokens, keep the `n_recent` newest, and otherwise
     evict the token whose mean received attention is smallest.
 
@@ -42,36 +39,11 @@ class HeavyHitters(EvictionPolicy):
     )
     per_layer: ClassVar[bool] = True
     attention: ClassVar[str | None] = "mean"
-    n_sink: int = 4
-    n_recent: int | None = None
-
-    def __post_init__(self) -> None:
-        check_count("n_sink", self.n_sink)
-        check_count("n_recent", self.n_recent, none_means="half the cache")
-
-    @property
-    def protected_tokens(self) -> int:
-        return self.n_sink
-
-    def check_limit(self, cache_limit: int) -> None:
-        super().check_limit(cache_limit)
-        if self.n_recent is not None and self.n_sink + self.n_recent >= cache_limit:
-            raise ValueError(
-                f"{self.describe()} keeps n_sink + n_recent = {self.n_sink + self.n_recent} tokens by rule: "
-                f"n_sink={self.n_sink} + n_recent={self.n_recent} leaves no room for heavy hitters in "
-                f"cache_limit={cache_limit}; n_sink + n_recent must be smaller than cache_limit"
-            )
-
-    def recent_window(self, slots: int) -> int:
-        """How many of the newest tokens are kept by recency in a cache of `slots` slots."""
-        return slots // 2 if self.n_recent is None else self.n_recent
+    criterion: ClassVar[str] = "heavy hitters"
+    recent_share: ClassVar[int] = 2
+    recent_default: ClassVar[str] = "half the cache"
 
     def score(self, slots: SlotView) -> torch.Tensor:
         if slots.attention is None:
             raise ValueError("h2o needs SlotView.attention (the attention scores), which the cache records")
-        index = slots.token_index
-        newest = index.max(dim=1, keepdim=True).values
-        recent = index > newest - self.recent_window(slots.slots)
-        scores = torch.where(recent, _RECENT_BONUS + index.float(), slots.attention)
-        is_sink = (index >= 0) & (index < self.n_sink)
-        return scores.masked_fill(is_sink, float("inf"))
+        return self.guarded(slots, slots.attention)

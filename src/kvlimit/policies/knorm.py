@@ -26,14 +26,11 @@ from typing import ClassVar
 
 import torch
 
-from .base import EvictionPolicy, SlotView, check_count
-
-#: Scores of the recent window sit above every norm score (norms are far smaller than this).
-_RECENT_BONUS = 1.0e6
+from .base import SinksAndRecent, SlotView
 
 
 @dataclass(frozen=True)
-class KeyNorm(EvictionPolicy):
+class KeyNorm(SinksAndRecent):
     """Per layer: never evict the first `n_sink` tokens, keep the `n_recent` newest, and otherwise
     evict the token whose key has the largest L2 norm (mean over kv heads).
 
@@ -45,29 +42,9 @@ class KeyNorm(EvictionPolicy):
         "per layer, keep the first n_sink tokens, the n_recent newest and otherwise the keys of smallest L2 norm"
     )
     per_layer: ClassVar[bool] = True
-    n_sink: int = 4
-    n_recent: int | None = None
-
-    def __post_init__(self) -> None:
-        check_count("n_sink", self.n_sink)
-        check_count("n_recent", self.n_recent, none_means="a quarter of the cache")
-
-    @property
-    def protected_tokens(self) -> int:
-        return self.n_sink
-
-    def check_limit(self, cache_limit: int) -> None:
-        super().check_limit(cache_limit)
-        if self.n_recent is not None and self.n_sink + self.n_recent >= cache_limit:
-            raise ValueError(
-                f"{self.describe()} keeps n_sink + n_recent = {self.n_sink + self.n_recent} tokens by rule: "
-                f"n_sink={self.n_sink} + n_recent={self.n_recent} leaves no room for the norm criterion in "
-                f"cache_limit={cache_limit}; n_sink + n_recent must be smaller than cache_limit"
-            )
-
-    def recent_window(self, slots: int) -> int:
-        """How many of the newest tokens are kept by recency in a cache of `slots` slots."""
-        return slots // 4 if self.n_recent is None else self.n_recent
+    criterion: ClassVar[str] = "the norm criterion"
+    recent_share: ClassVar[int] = 4
+    recent_default: ClassVar[str] = "a quarter of the cache"
 
     def token_statistic(self, keys: torch.Tensor) -> torch.Tensor:
         norms = torch.linalg.vector_norm(keys.float(), dim=-1).mean(dim=1)
@@ -79,10 +56,4 @@ class KeyNorm(EvictionPolicy):
     def score(self, slots: SlotView) -> torch.Tensor:
         if slots.statistic is None:
             raise ValueError("knorm needs SlotView.statistic (the key norms), which per-layer caches provide")
-        index = slots.token_index
-        newest = index.max(dim=1, keepdim=True).values
-        recent = index > newest - self.recent_window(slots.slots)
-        # among recent tokens the oldest goes first, should a chunk need their room
-        scores = torch.where(recent, _RECENT_BONUS + index.float(), -slots.statistic)
-        is_sink = (index >= 0) & (index < self.n_sink)
-        return scores.masked_fill(is_sink, float("inf"))
+        return self.guarded(slots, -slots.statistic)

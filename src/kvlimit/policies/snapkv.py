@@ -23,10 +23,8 @@ from typing import ClassVar
 
 import torch
 
-from .base import EvictionPolicy, SlotView, check_count
+from .base import RECENT_BONUS, EvictionPolicy, SlotView, check_count
 
-#: Scores of the protected recent tokens sit above every attention score (those are at most 1).
-_RECENT_BONUS = 1.0e6
 #: Policies generation may go on with after a SnapKV prefill.
 DECODE_POLICIES = ("sinks", "tova")
 
@@ -85,5 +83,5 @@ class SnapKV(EvictionPolicy):
         scores = slots.attention
         if slots.phase == "chunk":  # the observation window itself is kept, as in the paper
             newest = index.max(dim=1, keepdim=True).values
-            scores = torch.where(index > newest - self.window, _RECENT_BONUS + index.float(), scores)
+            scores = torch.where(index > newest - self.window, RECENT_BONUS + index.float(), scores)
         return scores.masked_fill(is_sink, float("inf"))
