@@ -1,12 +1,10 @@
-"""Shared test setup: the tests folder is importable (families.py, helpers.py), and runs are deterministic."""
+"""Shared test setup: deterministic runs, the shared tiny Llama (helpers live in `tests/helpers`)."""
 
 import os
-import sys
 
 import pytest
 import torch
 
-sys.path.insert(0, os.path.dirname(__file__))
 # the cores this process may use (a test run pinned to one core with taskset gets one thread)
 torch.set_num_threads(max(1, min(2, len(os.sched_getaffinity(0)))))
 
@@ -19,7 +17,7 @@ def _seed() -> None:
 @pytest.fixture(scope="session")
 def tiny_llama():
     """A 2-layer random Llama (float32, sdpa; 4 heads, 2 kv heads of 16 dims, the usual 0.02 init)."""
-    from families import make_model
+    from .helpers import make_model
 
     return make_model("llama", num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
                       initializer_range=0.02)  # fmt: skip

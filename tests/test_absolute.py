@@ -11,9 +11,14 @@ import torch
 
 import kvlimit
 
-from families import LEARNED_POSITION_FAMILIES, MAX_POSITIONS, make_model
-from helpers import left_padded
-from oracles import kept_indices, real_tokens
+from .helpers import (
+    LEARNED_POSITION_FAMILIES,
+    MAX_POSITIONS,
+    kept_indices,
+    left_padded,
+    make_model,
+    real_tokens,
+)
 
 
 @pytest.mark.parametrize("family", sorted(LEARNED_POSITION_FAMILIES))

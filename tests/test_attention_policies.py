@@ -22,9 +22,17 @@ import kvlimit
 from kvlimit.cache import BoundedCache
 from kvlimit.integrations.hf import attention_families
 
-from families import ALIBI_FAMILIES, FAMILIES, attn_implementations, make_model, model_type
-from helpers import bounded_cache, left_padded, syncs_per_step
-from oracles import takes_positions
+from .helpers import (
+    ALIBI_FAMILIES,
+    FAMILIES,
+    attn_implementations,
+    bounded_cache,
+    left_padded,
+    make_model,
+    model_type,
+    syncs_per_step,
+    takes_positions,
+)
 
 ATTENTION_FAMILIES = [f for f in FAMILIES if model_type(f) in attention_families()]
 

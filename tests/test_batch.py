@@ -24,7 +24,7 @@ import kvlimit
 from kvlimit import cli, clitools
 from kvlimit.commands import batch
 
-from tinymodels import TinyModel, build_tiny
+from .helpers import TinyModel, build_tiny
 
 WORDS = ["the quick brown fox", "hello world", "the lazy dog says", "over the end", "hello there fox"]
 

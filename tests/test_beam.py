@@ -13,9 +13,7 @@ import torch
 
 import kvlimit
 
-from families import FAMILIES, attn_implementations, make_model
-from helpers import beam_score, left_padded
-from oracles import replay_logits
+from .helpers import FAMILIES, attn_implementations, beam_score, left_padded, make_model, replay_logits
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -23,7 +23,7 @@ from kvlimit.bench import BenchSettings, compute_ratios, evaluate_targets, plot_
 from kvlimit.bench import command as bench_command
 from kvlimit.clitools import CLIError
 
-from families import make_model
+from .helpers import make_model
 
 LIMIT = 16
 TOKENS = 48

@@ -1,7 +1,7 @@
 """Tests for the `kvlimit` command line (kvlimit.cli): generate, info, errors, Ctrl-C, subcommands.
 
 The CLI runs in-process through `kvlimit.cli.main([...])` with capsys, on the tiny random Llama of
-tests/tinymodels.py saved as a model folder (raw prompts: its tokenizer has no chat template) and as
+tests/helpers/tinymodels.py saved as a model folder (raw prompts: its tokenizer has no chat template) and as
 a GGUF file (an instruct model: it carries a chat template), so GGUF loading is tested without the
 embedded model. `python -m kvlimit --help` runs once as a subprocess to check the module entry point.
 The test marked `slow` runs the embedded SmolLM2-135M-Instruct.
@@ -29,7 +29,7 @@ from kvlimit.commands.streaming import TextSink
 from kvlimit.models import load_model
 from kvlimit.policies import policies_taking
 
-from tinymodels import CHAT_TEMPLATE, PROMPT, TinyModel, build_tiny
+from .helpers import CHAT_TEMPLATE, PROMPT, TinyModel, build_tiny
 
 #: The policies that take each setting, as the messages name them (the registry decides).
 TAKE_N_SINK = names(policies_taking("n_sink"))

@@ -12,9 +12,18 @@ import torch
 
 import kvlimit
 
-from families import ALIBI_FAMILIES, ROPE_FAMILIES, ROPE_TYPES, attn_implementations, make_model
-from helpers import bounded_cache, left_padded
-from oracles import fresh_logits_many, kept_indices, real_tokens
+from .helpers import (
+    ALIBI_FAMILIES,
+    ROPE_FAMILIES,
+    ROPE_TYPES,
+    attn_implementations,
+    bounded_cache,
+    fresh_logits_many,
+    kept_indices,
+    left_padded,
+    make_model,
+    real_tokens,
+)
 
 LIMIT = 8
 NEW = 40

@@ -20,7 +20,7 @@ from kvlimit.commands.batch import BatchJob  # noqa: E402
 from kvlimit.config import LimitConfig  # noqa: E402
 from kvlimit.distributed import generate_corpus  # noqa: E402
 
-from tinymodels import TinyModel, build_tiny  # noqa: E402
+from .helpers import TinyModel, build_tiny  # noqa: E402
 
 WORDS = ["the quick brown fox", "hello world", "the lazy dog says", "over the end", "hello there fox"]
 

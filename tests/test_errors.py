@@ -12,6 +12,8 @@ from transformers import (
 
 import kvlimit
 
+from .helpers import FAMILIES, make_model, model_type
+
 
 def test_encoder_decoder_is_refused_with_the_supported_list():
     model = T5ForConditionalGeneration(
@@ -75,15 +77,11 @@ def test_flex_attention_is_refused(tiny_llama):
 
 
 def test_limit_beyond_the_position_table_is_refused():
-    import families
-
-    model = families.make_model("gpt2")
+    model = make_model("gpt2")
     with pytest.raises(ValueError, match=r"cache_limit=200 exceeds the 96 positions this model can address"):
         kvlimit.generate(model, input_ids=torch.tensor([[5, 6]]), cache_limit=200, max_new_tokens=300)
 
 
 def test_every_supported_family_is_tested():
     """The supported list is exactly the families the test suite builds and checks."""
-    from families import FAMILIES, model_type
-
     assert set(kvlimit.supported_families()) == {model_type(f) for f in FAMILIES}

@@ -1,4 +1,4 @@
-"""The tiny family models of ``families.py`` are sane: they build, run left-padded batches with sdpa and eager,
+"""The tiny family models of ``helpers/families.py`` are sane: they build, run left-padded batches with sdpa and eager,
 and stock ``generate`` gives the same greedy tokens whatever the attention implementation or the padding."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import inspect
 import pytest
 import torch
 
-from families import (
+from .helpers import (
     ALIBI_FAMILIES,
     EAGER_ONLY_FAMILIES,
     FAMILIES,

@@ -36,9 +36,19 @@ import kvlimit
 from kvlimit.integrations.hf import attention_families
 from kvlimit.policies import POLICIES, policies_taking
 
-from families import FAMILIES, LEARNED_POSITION_FAMILIES, attn_implementations, make_model, model_type
-from helpers import EOS, ForceTokens, beam_score, left_padded
-from oracles import LimitRecorder, replay_logits
+from .helpers import (
+    EOS,
+    FAMILIES,
+    LEARNED_POSITION_FAMILIES,
+    ForceTokens,
+    LimitRecorder,
+    attn_implementations,
+    beam_score,
+    left_padded,
+    make_model,
+    model_type,
+    replay_logits,
+)
 
 #: Stock transformers' own difference between a row alone and in a padded batch reaches 1.7e-5 here.
 ATOL = 1e-4

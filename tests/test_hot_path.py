@@ -11,8 +11,7 @@ import torch
 
 import kvlimit
 
-from families import FAMILIES, make_model
-from helpers import left_padded, syncs_per_step
+from .helpers import FAMILIES, left_padded, make_model, syncs_per_step
 
 #: far below helpers.SHORT and LONG: every step of the difference evicts
 LIMIT = 6

@@ -10,8 +10,7 @@ import torch
 
 import kvlimit
 
-from families import FAMILIES, attn_implementations, make_model
-from helpers import left_padded
+from .helpers import FAMILIES, attn_implementations, left_padded, make_model
 
 NEW = 12
 

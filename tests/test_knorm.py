@@ -19,16 +19,19 @@ import kvlimit
 from kvlimit.cache import BoundedCache
 from kvlimit.policies import KeyNorm, SlotView
 
-from families import (
+from .helpers import (
     ALIBI_FAMILIES,
     FAMILIES,
     LEARNED_POSITION_FAMILIES,
     MAX_POSITIONS,
     attn_implementations,
+    beam_score,
+    bounded_cache,
+    left_padded,
     make_model,
+    syncs_per_step,
+    takes_positions,
 )
-from helpers import beam_score, bounded_cache, left_padded, syncs_per_step
-from oracles import takes_positions
 
 #: as in test_hot_path: far below the lengths `syncs_per_step` generates, so every counted step evicts
 SYNC_LIMIT = 6

@@ -10,9 +10,7 @@ import torch
 
 import kvlimit
 
-from families import FAMILIES, attn_implementations, make_model
-from helpers import left_padded
-from oracles import LimitRecorder
+from .helpers import FAMILIES, LimitRecorder, attn_implementations, left_padded, make_model
 
 LIMIT = 7
 

@@ -10,8 +10,7 @@ import torch
 
 import kvlimit
 
-from families import MAX_POSITIONS, make_model
-from helpers import bounded_cache
+from .helpers import MAX_POSITIONS, bounded_cache, make_model
 
 NEW = 5 * MAX_POSITIONS
 LIMIT = 24

@@ -21,7 +21,7 @@ import transformers
 from kvlimit import models as kvmodels
 from kvlimit.models import LoadedModel, ModelLoadError, default_gguf_path, load_model, user_cache_dir
 
-from tinymodels import EOS_ID, PROMPT, SPECIAL_TOKENS, TinyModel, build_tiny, write_metadata_only_gguf
+from .helpers import EOS_ID, PROMPT, SPECIAL_TOKENS, TinyModel, build_tiny, write_metadata_only_gguf
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import pytest
 from kvlimit import cli
 from kvlimit.eval import needle
 
-from tinymodels import TinyModel, build_tiny
+from .helpers import TinyModel, build_tiny
 
 FILLER = "the quick brown fox jumps over the lazy dog; hello there, the end of it. " * 60
 

@@ -1,6 +1,6 @@
 """Tests for streaming perplexity (kvlimit.eval.perplexity), its plot and the `kvlimit ppl` command.
 
-Identities on tiny random models (tests/families.py): with room for the whole text, the bounded cache,
+Identities on tiny random models (tests/helpers/families.py): with room for the whole text, the bounded cache,
 the recompute baseline and the unbounded cache all give the NLL of one stock forward over the text.
 Oracles for the bounded case: with the window policy every token sees a fixed band of tokens, so the
 streaming NLL equals one forward with a banded (or chunk-banded) attention mask, at any depth; on a
@@ -8,7 +8,7 @@ one-layer model, where a key depends only on its token and position, the window 
 equal a fresh forward over exactly the tokens the cache holds. The cache never holds more than the
 limit, checked after every chunk and at every attention call. The `full` baseline marks predictions
 past the trained context and stops cleanly at its memory budget or on out-of-memory. The command
-runs in-process on a tiny Llama folder (tests/tinymodels.py). The `slow` test runs the embedded
+runs in-process on a tiny Llama folder (tests/helpers/tinymodels.py). The `slow` test runs the embedded
 SmolLM2-135M-Instruct on the Botchan corpus.
 """
 
@@ -40,8 +40,7 @@ from kvlimit.eval.perplexity import (
 from kvlimit.eval.plot import moving_average, plot_perplexity
 from kvlimit.policies import policies_taking
 
-from families import MAX_POSITIONS, VOCAB_SIZE, make_model
-from tinymodels import TinyModel, build_tiny
+from .helpers import MAX_POSITIONS, VOCAB_SIZE, TinyModel, build_tiny, make_model
 
 ATOL = 1e-4
 

@@ -9,9 +9,15 @@ import torch
 
 import kvlimit
 
-from families import attn_implementations, make_model
-from helpers import left_padded
-from oracles import LimitRecorder, fresh_logits, kept_indices, real_tokens
+from .helpers import (
+    LimitRecorder,
+    attn_implementations,
+    fresh_logits,
+    kept_indices,
+    left_padded,
+    make_model,
+    real_tokens,
+)
 
 
 @pytest.mark.parametrize("family", ["llama", "gptj", "bloom", "gpt2", "gemma2", "mpt"])

@@ -28,8 +28,7 @@ from kvlimit.cache.quant import BITS, block_size, scheme
 from kvlimit.cache.quantized import QuantizedLayer
 from kvlimit.generation import token_cost
 
-from families import FAMILIES, make_model
-from helpers import ForceTokens, bounded_cache, left_padded, syncs_per_step
+from .helpers import FAMILIES, ForceTokens, bounded_cache, left_padded, make_model, syncs_per_step
 
 DTYPES = tuple(BITS)
 LIMIT = 16

@@ -16,7 +16,7 @@ from kvlimit import cli, clitools
 from kvlimit.bench.runner import BenchSettings, run_bench
 from kvlimit.commands import batch
 
-from tinymodels import PROMPT, TinyModel, build_tiny
+from .helpers import PROMPT, TinyModel, build_tiny
 
 TEXT = " ".join(["the quick brown fox jumps over the lazy dog, hello world, hello there; the end"] * 12)
 

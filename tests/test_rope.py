@@ -6,7 +6,7 @@ import torch
 from kvlimit.integrations.hf import DynamicCache, inspect_model
 from kvlimit.positions.rope import RopeSpec
 
-from families import make_model
+from .helpers import make_model
 
 ROPE_TYPES = ["default", "linear", "dynamic", "yarn", "longrope", "llama3"]
 

@@ -8,7 +8,7 @@ from transformers.generation.streamers import BaseStreamer
 
 import kvlimit
 
-from families import make_model
+from .helpers import make_model
 
 
 class Recorder(BaseStreamer):

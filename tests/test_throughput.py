@@ -12,7 +12,7 @@ import kvlimit
 from kvlimit import cli
 from kvlimit.bench.throughput import ThroughputSettings, default_sweep, largest_batch, run_throughput
 
-from families import make_model
+from .helpers import make_model
 
 
 def test_largest_batch() -> None:

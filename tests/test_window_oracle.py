@@ -13,9 +13,15 @@ import torch
 
 import kvlimit
 
-from families import ROPE_FAMILIES, SLIDING_WINDOW, attn_implementations, make_model
-from helpers import bounded_cache, left_padded
-from oracles import real_tokens
+from .helpers import (
+    ROPE_FAMILIES,
+    SLIDING_WINDOW,
+    attn_implementations,
+    bounded_cache,
+    left_padded,
+    make_model,
+    real_tokens,
+)
 
 LIMIT = 6
 NEW = 24

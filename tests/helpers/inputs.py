@@ -9,7 +9,17 @@ from transformers import LogitsProcessor
 
 import kvlimit
 
-from oracles import replay_logits
+from .oracles import replay_logits
+
+__all__ = [
+    "EOS",
+    "ForceTokens",
+    "SyncCounter",
+    "beam_score",
+    "bounded_cache",
+    "left_padded",
+    "syncs_per_step",
+]
 
 EOS = 2
 #: Decode-step host syncs are counted over two runs of these lengths (set-up work cancels out).

@@ -16,6 +16,17 @@ import kvlimit
 import kvlimit.generation
 from kvlimit.cache import BoundedCache, BoundedLayer
 
+__all__ = [
+    "LimitRecorder",
+    "fresh_logits",
+    "fresh_logits_many",
+    "generate_limited",
+    "kept_indices",
+    "real_tokens",
+    "replay_logits",
+    "takes_positions",
+]
+
 
 def takes_positions(model) -> bool:
     return "position_ids" in inspect.signature(model.forward).parameters

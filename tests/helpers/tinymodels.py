@@ -21,7 +21,7 @@ import torch
 import transformers
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from families import make_model
+from .families import make_model
 
 __all__ = [
     "BOS_ID",

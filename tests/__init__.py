@@ -1,0 +1,1 @@
+"""kvlimit's test suite (a package: the test modules import their shared pieces from `tests.helpers`)."""
