@@ -5,7 +5,7 @@ its bytes are counted from the tensors it holds afterwards: stock `DynamicCache`
 `QuantizedCache("fp8")` (per-tensor scale, grows without bound; the quanto and HQQ backends are
 counted too where their packages import), then kvlimit at each `--cache-limit` in the model's dtype
 and in each `--kv-dtype`, whose bytes are checked against `limit x stored bytes per token + float
-sinks` (`kvlimit.generation.token_cost`). Prints a table; `--json FILE` writes the numbers.
+sinks` (`kvlimit.sizing.row_cost`). Prints a table; `--json FILE` writes the numbers.
 
     python benchmarks/quant_bytes.py --tokens 4096 --cache-limit 256,1024 --json benchmarks/results/quant-bytes.json
 """
@@ -23,7 +23,7 @@ from transformers.cache_utils import QuantizedCache
 
 import kvlimit
 from kvlimit.eval.corpus import ensure_corpus
-from kvlimit.generation import token_cost
+from kvlimit.sizing import row_cost
 
 logging.basicConfig(level=logging.WARNING)
 
@@ -84,7 +84,7 @@ def main() -> None:
                                        cache_limit=limit, kv_dtype=kv_dtype, max_new_tokens=1, do_sample=False,
                                        return_dict_in_generate=True)  # fmt: skip
             held = tensor_bytes([(layer.__dict__) for layer in out.cache.layers])
-            per_token, per_row = token_cost(model, kvlimit.LimitConfig.create(limit, kv_dtype=kv_dtype))
+            per_token, per_row = row_cost(model, kvlimit.LimitConfig.create(limit, kv_dtype=kv_dtype))
             rows.append({
                 "cache": f"kvlimit {kv_dtype or 'float32'}", "limit": limit, "bytes": out.cache.nbytes(),
                 "held_tensor_bytes": held, "formula": limit * per_token + per_row,

@@ -13,7 +13,6 @@ import pytest
 import torch
 
 import kvlimit
-import kvlimit.generation
 from kvlimit import cli, clitools
 
 IDS = torch.tensor([[5, 6, 7, 8, 9]])
@@ -95,8 +94,11 @@ def test_enable_and_generate_name_a_model_that_is_not_one():
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        ({"limit": 0}, r"limit must be an int >= 1; got 0"),
-        ({"limit": 4}, r"protects 4 tokens, which leaves no room in cache_limit=4"),
+        ({"rows": 0}, r"rows must be an int >= 1; got 0"),
+        (
+            {"config": kvlimit.LimitConfig.create("2KiB")},
+            r"cache_limit=2048 bytes holds only 4 tokens .* it needs at least",
+        ),
         ({"max_length": 0}, r"max_length must be an int >= 1 or None \(the limit\); got 0"),
         ({"rebase_after": -5}, r"rebase_after must be an int >= 1 or None \(the default interval\); got -5"),
         ({"rank_every": 0}, r"rank_every must be an int >= 1; got 0"),
@@ -104,16 +106,13 @@ def test_enable_and_generate_name_a_model_that_is_not_one():
     ],
 )
 def test_build_cache_names_the_bad_argument(tiny_llama, arguments, message):
-    given = {"config": kvlimit.LimitConfig.create(8), "limit": 8, "max_length": None, **arguments}
+    given = {"config": kvlimit.LimitConfig.create(8), **arguments}
     with pytest.raises(ValueError, match=message):
-        kvlimit.build_cache(tiny_llama, kvlimit.inspect_model(tiny_llama), given.pop("config"), given.pop("limit"),
-                            given.pop("max_length"), **given)  # fmt: skip
+        kvlimit.build_cache(tiny_llama, given.pop("config"), **given)
 
 
 def test_forward_step_names_its_bad_inputs(tiny_llama):
-    cache = kvlimit.build_cache(
-        tiny_llama, kvlimit.inspect_model(tiny_llama), kvlimit.LimitConfig.create(8), 8, None
-    )
+    cache = kvlimit.build_cache(tiny_llama, kvlimit.LimitConfig.create(8))
     with pytest.raises(ValueError, match=r"input_ids must be \(batch, tokens\); got shape \(5,\)"):
         kvlimit.forward_step(tiny_llama, cache, IDS[0])
     with pytest.raises(
@@ -126,6 +125,11 @@ def test_forward_step_names_its_bad_inputs(tiny_llama):
 # --- the command line ---------------------------------------------------------------------------
 
 
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return subparsers.choices[command]
+
+
 def numeric_options() -> list[tuple[str, str, type]]:
     """(subcommand, option, type) for every option of every subcommand that takes a number."""
     parser = cli.build_parser()
@@ -134,7 +138,7 @@ def numeric_options() -> list[tuple[str, str, type]]:
     for name, sub in subparsers.choices.items():
         for action in sub._actions:
             if action.type in (int, float) and action.option_strings:
-                found.append((name, action.option_strings[-1], action.type))
+                found.append((name, action.option_strings[0], action.type))  # the name, not an alias
     return found
 
 
@@ -178,13 +182,24 @@ def test_every_numeric_option_names_itself_when_out_of_range(command, option, ki
     assert f"argument {option}" in capsys.readouterr().err and "invalid" in err + "invalid"
 
 
-def test_every_policy_setting_is_an_argument_of_generate():
-    """transformers hands a custom_generate only the arguments its signature names."""
+def test_every_declared_setting_is_an_argument_of_generate_and_an_option():
+    """transformers hands a custom_generate only the arguments its signature names: every setting
+    declared (the cache's own in `config.CACHE_OPTIONS`, each policy's in its dataclass) is one of
+    generate's keyword arguments, and every policy setting is an option of the commands that run policies."""
     import inspect
 
+    from kvlimit.config import argument_names
     from kvlimit.policies import POLICIES
 
-    parameters = set(inspect.signature(kvlimit.generate).parameters)
+    parameters = inspect.signature(kvlimit.generate).parameters
+    declared = set(argument_names())
     settings = {name for cls in POLICIES.values() for name in cls.settings()}
-    assert settings <= parameters, f"not arguments of kvlimit.generate: {sorted(settings - parameters)}"
-    assert set(kvlimit.generation.POLICY_SETTINGS) == settings
+    assert settings <= declared
+    keywords = {name for name, p in parameters.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert keywords - {"streamer"} == declared, (
+        f"generate and the declarations differ: {sorted(keywords ^ declared)}"
+    )
+    parser = cli.build_parser()
+    for command in ("generate", "ppl", "needle", "bench"):
+        options = {a.dest for a in _subparser(parser, command)._actions}
+        assert settings <= options, (command, sorted(settings - options))

@@ -21,6 +21,7 @@ import torch
 import kvlimit
 from kvlimit.cache import BoundedCache
 from kvlimit.integrations.hf import attention_families
+from kvlimit.policies import RECENT
 
 from .helpers import (
     ALIBI_FAMILIES,
@@ -41,7 +42,7 @@ def test_the_policies_are_registered_and_explain_themselves():
     for name in ("tova", "h2o", "snapkv"):
         policy = kvlimit.make_policy(name)
         assert policy.per_layer and policy.reads_attention and name in kvlimit.POLICIES
-    assert kvlimit.make_policy("snapkv", decode_policy="tova").attention_mode("decode") == "recent"
+    assert kvlimit.make_policy("snapkv", decode_policy="tova").attention_mode("decode") == RECENT
     with pytest.raises(ValueError, match=r"decode_policy=.h2o. is not one of 'sinks', 'tova'"):
         kvlimit.make_policy("snapkv", decode_policy="h2o")
     with pytest.raises(ValueError, match=r"pool must be an odd int >= 1"):
@@ -174,7 +175,7 @@ def test_depth1_h2o_keeps_the_mean_attention_of_every_query(monkeypatch):
         _, weights = fresh(eager, [i for _, i, _ in kept], [p for _, _, p in kept], alibi=False)
         for (idx, _, _), w in zip(kept, weights, strict=True):
             sums.setdefault(idx, []).append(float(w))
-    group = cache.slot_groups[0]
+    group = cache.kept_sets[0]
     view = group.view()
     for slot in range(cache.slots):
         idx = int(group.token_index[0, slot])
@@ -214,7 +215,7 @@ def test_depth1_tova_in_a_prompt_chunk_averages_the_chunk_queries():
         weights = out.attentions[0][0].float().mean(dim=0)[-len(chunk) :]  # (chunk queries, columns)
         seen = weights.shape[0] - torch.clamp(torch.arange(len(order)) - len(shown), min=0)
         want = weights.sum(dim=0) / seen
-        group = cache.slot_groups[0]
+        group = cache.kept_sets[0]
         for (idx, _, _), score in zip(order, want, strict=True):
             slot = int((group.token_index[0] == idx).nonzero()[0, 0])
             assert abs(float(group.attention[0, slot]) - float(score)) < 1e-5, f"token {idx}"

@@ -37,13 +37,12 @@ def test_replay_reproduces_beam_scores_with_the_limit_active(family):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, n_sink=2, max_new_tokens=new,
                            num_beams=4, num_return_sequences=3, length_penalty=penalty, do_sample=False, output_scores=True,
                            return_dict_in_generate=True)  # fmt: skip
-    spec = kvlimit.inspect_model(model)
     config = kvlimit.LimitConfig.create(limit, "sinks", n_sink=2)
     for row in range(out.sequences.shape[0]):
         item = row // 3
         prompt, prompt_mask = ids[item : item + 1], mask[item : item + 1]
         generated = out.sequences[row, ids.shape[1] :].tolist()
-        cache = kvlimit.build_cache(model, spec, config, limit, None)
+        cache = kvlimit.build_cache(model, config)
         chunk = (
             config.policy.default_chunk(limit) if ids.shape[1] > limit else None
         )  # generate's prefill chunk
@@ -60,14 +59,13 @@ def test_replay_reproduces_sampled_logits(family):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, n_sink=2, max_new_tokens=new,
                            min_new_tokens=new, do_sample=True, top_k=30, num_return_sequences=2,
                            return_dict_in_generate=True, output_logits=True)  # fmt: skip
-    spec = kvlimit.inspect_model(model)
     config = kvlimit.LimitConfig.create(limit, "sinks", n_sink=2)
     chunk = config.policy.default_chunk(
         limit
     )  # the automatic prefill chunk for prompts longer than the limit
     for row in range(out.sequences.shape[0]):
         item = row // 2
-        cache = kvlimit.build_cache(model, spec, config, limit, None)
+        cache = kvlimit.build_cache(model, config)
         prompt, prompt_mask = ids[item : item + 1], mask[item : item + 1]
         replayed = replay_logits(model, cache, prompt, prompt_mask, out.sequences[row : row + 1, ids.shape[1] :],
                                  chunk=chunk if ids.shape[1] > limit else None)  # fmt: skip

@@ -121,8 +121,8 @@ def cases(draw: st.DrawFn) -> Case:
     if policy in policies_taking("n_recent") and draw(st.booleans()):
         chosen["n_recent"] = draw(st.integers(0, 3))
     by_rule = sum(chosen.values())  # sinks (and knorm's and h2o's recent windows) are kept by rule
-    if policy in policies_taking("window"):  # snapkv's observation
-        chosen.update(window=draw(st.integers(0, 6)), pool=draw(st.sampled_from([1, 3])),
+    if policy in policies_taking("observation_window"):  # snapkv's observation
+        chosen.update(observation_window=draw(st.integers(0, 6)), pool=draw(st.sampled_from([1, 3])),
                       decode_policy=draw(st.sampled_from(["sinks", "tova"])))  # fmt: skip
     limit = draw(st.integers(by_rule + 2, 16))
     room = limit - chosen.get("n_sink", 0)
@@ -214,7 +214,7 @@ def fresh_cache(case: Case, model: Any) -> kvlimit.BoundedCache:
     """A new cache with the case's limit, policy and positions (the replay oracle's)."""
     options = {k: v for k, v in case.limit_options.items() if k not in ("cache_limit", "prefill_chunk")}
     config = kvlimit.LimitConfig.create(case.limit, options.pop("policy"), **options)
-    return kvlimit.build_cache(model, kvlimit.inspect_model(model), config, case.limit, None)
+    return kvlimit.build_cache(model, config)
 
 
 def own_tokens(sequence: torch.Tensor, start: int) -> list[int]:

@@ -122,7 +122,7 @@ def test_matches_stock_when_nothing_is_evicted(family):
     assert torch.equal(out.sequences, ref.sequences)
     for got, want in zip(out.scores, ref.scores, strict=True):
         torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
-    assert out.cache.n_groups == max(1, len(out.cache.bounded_indices))
+    assert out.cache.n_kept_sets == max(1, len(out.cache.bounded_indices))
 
 
 @pytest.mark.parametrize("family", ["llama", "bloom", "gpt2", "gemma3_text"])
@@ -232,7 +232,7 @@ class SelectionCheck:
         want = {}
         for idx in cache.bounded_indices:
             layer = cache.layers[idx]
-            group = cache.slot_groups[layer.group]
+            group = cache.kept_sets[layer.kept_set]
             norms = layer.keys.float().norm(dim=-1).mean(dim=1)  # (batch, slots), unrounded
             for row, kept in enumerate(cache.rows.kept):
                 if kept < cache.slots:
@@ -248,11 +248,11 @@ class SelectionCheck:
         return want
 
     def after(self, cache) -> None:
-        counts = [group.valid.sum(dim=1).tolist() for group in cache.slot_groups]
+        counts = [group.valid.sum(dim=1).tolist() for group in cache.kept_sets]
         assert all(c == cache.rows.kept for c in counts), "every layer of a row holds the same count"
         assert max(cache.rows.kept) <= cache.cache_limit
-        assert all(torch.equal(g.valid, cache.slot_groups[0].valid) for g in cache.slot_groups)
-        sets = [tuple(sorted(g.token_index[0][g.valid[0]].tolist())) for g in cache.slot_groups]
+        assert all(torch.equal(g.valid, cache.kept_sets[0].valid) for g in cache.kept_sets)
+        sets = [tuple(sorted(g.token_index[0][g.valid[0]].tolist())) for g in cache.kept_sets]
         self.layers_disagree |= len(set(sets)) > 1
 
     def verify(self, cache, want) -> None:
@@ -307,14 +307,13 @@ def test_replay_reproduces_beam_scores(family):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy=policy,
                            max_new_tokens=new, num_beams=3, num_return_sequences=2, do_sample=False,
                            output_scores=True, return_dict_in_generate=True)  # fmt: skip
-    spec = kvlimit.inspect_model(model)
     config = kvlimit.LimitConfig.create(limit, policy)
     chunk = config.policy.default_chunk(
         limit
     )  # generate's automatic prefill chunk for prompts longer than the limit
     for row in range(out.sequences.shape[0]):
         item = row // 2
-        cache = kvlimit.build_cache(model, spec, config, limit, None)
+        cache = kvlimit.build_cache(model, config)
         generated = out.sequences[row, ids.shape[1] :].tolist()
         want = beam_score(model, cache, ids[item : item + 1], mask[item : item + 1], generated, 1.0, chunk)
         torch.testing.assert_close(out.sequences_scores[row], want, atol=1e-4, rtol=1e-4)
@@ -398,5 +397,5 @@ def test_a_user_policy_is_one_small_class(tiny_llama, monkeypatch):
     ids = torch.randint(3, 128, (2, 6), generator=torch.Generator().manual_seed(1))
     out = kvlimit.generate(tiny_llama, input_ids=ids, cache_limit=5, policy=SmallKeys(), max_new_tokens=12,
                            min_new_tokens=12, do_sample=False, return_dict_in_generate=True)  # fmt: skip
-    assert out.cache.stored_tokens() == [5, 5] and out.cache.n_groups == 2
+    assert out.cache.stored_tokens() == [5, 5] and out.cache.n_kept_sets == 2
     assert check.checked == 2 * 2 * 12  # layers x rows x steps, every one evicting

@@ -85,7 +85,14 @@ def test_the_command_runs_every_kind_of_policy(tiny: TinyModel, tmp_path: pathli
         (["--policy", "nope"], "--policy 'nope' is not one of"),
         (["--numbers", "0"], "--numbers must be >= 1"),
         (["--cache-limit", "4", "--n-sink", "4"], "protects 4 tokens"),
-        (["--window", "3", "--policy", "sinks"], "--window applies to --policy snapkv only"),
+        (
+            ["--observation-window", "3", "--policy", "sinks"],
+            "--observation-window applies to --policy snapkv only",
+        ),
+        (
+            ["--window", "3", "--policy", "sinks"],
+            "--observation-window applies to --policy snapkv only",
+        ),  # the old name
     ],
 )
 def test_bad_options_fail_before_loading(capsys, monkeypatch, extra, message) -> None:

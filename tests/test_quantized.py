@@ -23,10 +23,9 @@ from hypothesis import strategies as st
 from transformers import LogitsProcessorList
 
 import kvlimit
-from kvlimit.cache import BoundedLayer
+from kvlimit.cache import KVStore, QuantizedStore
 from kvlimit.cache.quant import BITS, block_size, scheme
-from kvlimit.cache.quantized import QuantizedLayer
-from kvlimit.generation import token_cost
+from kvlimit.sizing import row_cost
 
 from .helpers import FAMILIES, ForceTokens, bounded_cache, left_padded, make_model, syncs_per_step
 
@@ -62,7 +61,8 @@ def test_without_kv_dtype_the_layers_are_float():
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=4,
                            return_dict_in_generate=True)  # fmt: skip
     assert out.cache.kv_dtype is None
-    assert all(type(layer) is BoundedLayer for layer in out.cache.bounded_layers())
+    assert type(out.cache.store) is KVStore
+    assert all(layer.store is out.cache.store for layer in out.cache.bounded_layers())
 
 
 @pytest.mark.parametrize("kv_dtype", DTYPES)
@@ -72,7 +72,10 @@ def test_with_kv_dtype_every_bounded_layer_is_quantized(kv_dtype):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=4,
                            kv_dtype=kv_dtype, return_dict_in_generate=True)  # fmt: skip
     layers = out.cache.bounded_layers()
-    assert layers and all(isinstance(layer, QuantizedLayer) for layer in layers)
+    assert isinstance(out.cache.store, QuantizedStore)
+    assert layers and all(
+        layer.store is out.cache.store and layer.layer_idx in out.cache.store.key_codes for layer in layers
+    )
     assert out.cache.kv_dtype == kv_dtype
 
 
@@ -117,7 +120,7 @@ def test_every_familys_keys_and_values_round_trip_within_the_bound(family):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=8,
                            return_dict_in_generate=True)  # fmt: skip
     for layer in out.cache.bounded_layers():
-        for tensor in layer.stored():
+        for tensor in (layer.keys, layer.values):
             for name in DTYPES:
                 block = block_size(tensor.shape[-1], 32)
                 error = (round_trip(name, tensor, 32) - tensor).abs()
@@ -125,52 +128,53 @@ def test_every_familys_keys_and_values_round_trip_within_the_bound(family):
 
 
 # --- 3. exact plumbing: the quantized cache is a float cache that rounds what it stores -------
-class RoundingLayer(BoundedLayer):
-    """A float bounded layer that rounds every key and value it stores (and shows a chunk's queries)
-    through `kv_dtype`, except its first `float_slots` slots, and rounds moved keys again: what
-    `QuantizedLayer` must equal."""
+class RoundingStore(KVStore):
+    """A float store that rounds every key and value it stores (and shows a chunk's queries) through
+    `kv_dtype`, except its first `float_slots` slots, and rounds moved keys again: what
+    `QuantizedStore` must equal."""
 
-    def __init__(self, *args, kv_dtype, group_size, float_slots):
-        super().__init__(*args)
-        self.kv_dtype, self.group_size, self.float_slots = kv_dtype, group_size, float_slots
+    def __init__(self, layout, *, kv_dtype, kv_group, float_slots):
+        super().__init__(layout)
+        self.rounding, self.kv_group, self.float_slots = kv_dtype, kv_group, float_slots
 
     def _round(self, x):
-        return round_trip(self.kv_dtype, x, self.group_size)
+        return round_trip(self.rounding, x, self.kv_group)
 
-    def write_slot(self, slot, key_states, value_states, *, first_index=0):
+    def write_token(self, layer, slot, key_states, value_states, *, first_index=0):
         sink = (slot < self.float_slots).view(-1, 1, 1, 1)  # the oracle always checks, on the device
         keys = torch.where(sink, key_states, self._round(key_states))
         values = torch.where(sink, value_states, self._round(value_states))
-        super().write_slot(slot, keys, values, first_index=first_index)
+        super().write_token(layer, slot, keys, values, first_index=first_index)
 
-    def as_stored(self, plan, writes, key_states, value_states):
+    def as_stored(self, layer, key_states, value_states, placed):
         keys, values = self._round(key_states), self._round(value_states)
-        rows, cols, slots = plan.write_rows, plan.write_cols, writes.write_slots
-        if rows is not None and slots is not None:
-            sink = slots < self.float_slots
-            keys[rows[sink], :, cols[sink]] = key_states[rows[sink], :, cols[sink]]
-            values[rows[sink], :, cols[sink]] = value_states[rows[sink], :, cols[sink]]
+        if placed is not None:
+            sink = placed.slots < self.float_slots
+            rows, cols = placed.rows[sink], placed.cols[sink]
+            keys[rows, :, cols] = key_states[rows, :, cols]
+            values[rows, :, cols] = value_states[rows, :, cols]
         return keys, values
 
-    def store(self, rows, slots, keys, values):
+    def write(self, layer, rows, slots, keys, values):
         sink = (slots < self.float_slots).view(-1, 1, 1)
-        super().store(rows, slots, torch.where(sink, keys, self._round(keys)),
+        super().write(layer, rows, slots, torch.where(sink, keys, self._round(keys)),
                       torch.where(sink, values, self._round(values)))  # fmt: skip
 
-    def transform_keys(self, move, start=0):
-        super().transform_keys(move, start)
+    def rotate_keys(self, layer, rope, delta, start=0):
+        super().rotate_keys(layer, rope, delta, start)
         first = max(start, self.float_slots)
-        self.keys[:, :, first:] = self._round(self.keys[:, :, first:])
+        keys = self.keys_of(layer)
+        keys[:, :, first:] = self._round(keys[:, :, first:])
 
 
 def rounding_cache(model, limit, kv_dtype, policy="sinks", max_length=None, **settings):
-    """A float `BoundedCache` of `RoundingLayer`s (pass it to generate as `cache=`)."""
+    """A float `BoundedCache` whose store is a `RoundingStore` (pass it to generate as `cache=`)."""
     cache = bounded_cache(model, limit, policy, max_length, **settings)
-    for idx, layer in list(cache._bounded.items()):
-        rounding = RoundingLayer(idx, layer.slots, layer.group, layer.statistic, kv_dtype=kv_dtype,
-                                 group_size=32, float_slots=min(cache.policy.protected_tokens, layer.slots))  # fmt: skip
-        cache._bounded[idx] = rounding
-        cache.layers[idx] = rounding
+    store = RoundingStore(cache.store.layout, kv_dtype=kv_dtype, kv_group=32,
+                          float_slots=min(cache.policy.protected_tokens, cache.slots))  # fmt: skip
+    cache.store = store
+    for layer in cache.bounded_layers():
+        layer.store = store
     return cache
 
 
@@ -279,15 +283,30 @@ def test_logits_stay_within_tolerance_and_greedy_tokens_agree_while_margins_allo
 
 
 # --- 5. memory, independence, hot path ---------------------------------------------------------
-def _held_bytes(layer) -> int:
-    """Bytes of every tensor a layer object holds, found by walking its attributes."""
-    total = 0
-    for value in vars(layer).values():
-        items = (
-            [getattr(value, f) for f in ("codes", "scales", "mins")] if hasattr(value, "scales") else [value]
-        )
-        total += sum(t.numel() * t.element_size() for t in items if isinstance(t, torch.Tensor))
-    return total
+def _held_tensors(value, skip=("pristine", "rope")) -> list[torch.Tensor]:
+    """Every tensor reachable from `value` through attributes, lists and dicts (but fields in `skip`:
+    the pristine sinks, counted apart, and the rotation frequencies, which are the model's)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _held_tensors(v, skip)]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _held_tensors(v, skip)]
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return [t for k, v in vars(value).items() if k not in skip for t in _held_tensors(v, skip)]
+    return []
+
+
+def _held_bytes(store) -> int:
+    """Bytes of every tensor the store holds for the attention, found by walking its attributes (the
+    pristine copies of the sinks are its `overhead_bytes()`)."""
+    tensors = {id(t): t for t in _held_tensors(store.stacks) + _held_tensors(getattr(store, "key_codes", {}))
+               + _held_tensors(getattr(store, "value_codes", {}))}  # fmt: skip
+    pristine = sum(
+        s.pristine.numel() * s.pristine.element_size() for s in store.stacks if s.pristine is not None
+    )
+    assert store.overhead_bytes() == pristine
+    return sum(t.numel() * t.element_size() for t in tensors.values())
 
 
 @pytest.mark.parametrize("kv_dtype", DTYPES)
@@ -298,12 +317,12 @@ def test_nbytes_is_what_the_layers_hold_and_what_the_budget_formula_says(kv_dtyp
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=30,
                            kv_dtype=kv_dtype, return_dict_in_generate=True)  # fmt: skip
     cache = out.cache
-    held = sum(_held_bytes(layer) for layer in cache.bounded_layers())
+    held = _held_bytes(cache.store)
     sliding = sum(kvlimit.integrations.hf.kv_bytes_of_layer(layer) for layer in cache.sliding_layers.values())
     assert cache.nbytes() == held + sliding
     if not cache.sliding_layers:  # the formula counts a model's own sliding layers in float (an upper bound)
-        per_token, per_row = token_cost(model, kvlimit.LimitConfig.create(LIMIT, kv_dtype=kv_dtype))
-        assert cache.nbytes() == ids.shape[0] * (cache.slots * per_token + per_row)
+        cost = row_cost(model, kvlimit.LimitConfig.create(LIMIT, kv_dtype=kv_dtype))
+        assert cache.nbytes() == ids.shape[0] * (cache.slots * cost.per_token + cost.per_row)
     float_bytes = kvlimit.kv_bytes_per_token(model) * cache.slots * ids.shape[0]
     assert cache.nbytes() < float_bytes
 

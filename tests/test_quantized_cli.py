@@ -1,7 +1,7 @@
 """`--kv-dtype` and `--kv-group` on the command line: generate, plan, info, ppl and bench.
 
 Each command is run on a tiny Llama and its numbers are checked against the library's own formula
-(`kvlimit.generation.token_cost`: limit x stored bytes per token + the float sinks per row), and
+(`kvlimit.sizing.row_cost`: limit x stored bytes per token + the float sinks per row), and
 against the same command in float where the command compares the two side by side.
 """
 
@@ -50,7 +50,7 @@ def test_generate_byte_budget_counts_the_quantized_bytes(tiny, capsys):
     int4 = run_json(capsys, "generate", PROMPT, "--model", tiny.folder, "--raw", "--greedy", "--cache-limit",
                     f"{budget}B", "--max-new-tokens", 4, "--kv-dtype", "int4", "--json", "--quiet")  # fmt: skip
     assert int4["cache_limit"] > 2 * floats["cache_limit"]
-    per_token, per_row = kvlimit.generation.token_cost(
+    per_token, per_row = kvlimit.sizing.row_cost(
         tiny.model, kvlimit.LimitConfig.create(int4["cache_limit"], kv_dtype="int4")
     )
     assert (
@@ -87,7 +87,7 @@ def test_plan_counts_quantized_rows_and_the_dequantized_layer(tiny, capsys):
     floats = run_json(capsys, *argv)
     int4 = run_json(capsys, *argv, "--kv-dtype", "int4", "--kv-group", 16)
     config = kvlimit.LimitConfig.create(32, kv_dtype="int4", kv_group=16)
-    per_token, per_row = kvlimit.generation.token_cost(tiny.model, config)
+    per_token, per_row = kvlimit.sizing.row_cost(tiny.model, config)
     assert int4["stored_bytes_per_token"] == per_token and int4["sink_bytes_per_row"] == per_row
     assert (
         int4["dequantized_bytes_per_token"] == kvlimit.kv_bytes_per_token(tiny.model) // 2
@@ -138,9 +138,7 @@ def test_bench_runs_quantized_variants_beside_float(tiny):
     result = run_bench(tiny.model, settings)
     quantized, floats = result["ratios"]["kvlimit-sinks:int8"], result["ratios"]["kvlimit-sinks"]
     assert quantized["cache_bytes_exact"] and floats["cache_bytes_exact"]
-    per_token, per_row = kvlimit.generation.token_cost(
-        tiny.model, kvlimit.LimitConfig.create(8, kv_dtype="int8")
-    )
+    per_token, per_row = kvlimit.sizing.row_cost(tiny.model, kvlimit.LimitConfig.create(8, kv_dtype="int8"))
     assert quantized["cache_bytes"] == 8 * per_token + per_row
     assert quantized["vs_float_bytes"] == pytest.approx(quantized["cache_bytes"] / floats["cache_bytes"])
     assert quantized["vs_float_step"] is not None and quantized["vs_float_paired"] is not None

@@ -41,7 +41,7 @@ def test_each_side_gets_the_batch_its_cache_allows() -> None:
 
 
 def test_the_command_writes_its_report_json_and_plot(tmp_path, capsys) -> None:
-    from tinymodels import build_tiny
+    from .helpers import build_tiny
 
     tiny = build_tiny(tmp_path)
     out, plot = tmp_path / "t.json", tmp_path / "t.png"

@@ -100,8 +100,7 @@ def test_forward_step_remembers_left_padding_for_the_models_own_sliding_layers(f
     model = make_model(family, attn_implementation=attn_implementations(family)[0])
     ids, mask = left_padded(model, lengths=(4, 9))
     limit = 9
-    spec = kvlimit.inspect_model(model)
-    cache = kvlimit.build_cache(model, spec, kvlimit.LimitConfig.create(limit, "window"), limit, None)
+    cache = kvlimit.build_cache(model, kvlimit.LimitConfig.create(limit, "window"))
     assert cache.sliding_indices and cache.bounded_indices
     generator = torch.Generator().manual_seed(4)
     fed = torch.randint(3, model.config.vocab_size, (2, 12), generator=generator)

@@ -8,13 +8,16 @@
 Importing kvlimit patches nothing. See README.md for the semantics and supported families.
 """
 
+from .build import build_cache
 from .cache import BoundedCache, StepInputs
 from .config import LimitConfig
-from .generation import build_cache, disable, enable, forward_step, generate, kv_bytes_per_token
+from .forward import forward_step
+from .generation import disable, enable, generate
 from .integrations.hf import UnsupportedModelError, inspect_model, supported_families
 from .models import load_model, model_folder
 from .planner import MemoryPlan, PlanRow, plan
 from .policies import POLICIES, EvictionPolicy, KeyNorm, Sinks, SlotView, Window, make_policy
+from .sizing import kv_bytes_per_token
 
 __version__ = "0.1.0"
 

@@ -22,10 +22,10 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from . import models as _models
-from .cache.quant import BITS, DEFAULT_KV_GROUP, check_group
-from .config import parse_bytes
+from .cache.quant import BITS, DEFAULT_KV_GROUP, check_kv_group
+from .config import CACHE_OPTIONS, parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
-from .policies import POLICIES, policies_taking, policy_names
+from .policies import POLICIES, RENAMED_SETTINGS, declared_settings, policies_taking, policy_names
 
 PROG = "kvlimit"
 EXIT_USAGE = 2
@@ -37,20 +37,18 @@ class CLIError(Exception):
     """A problem the user can fix: printed as one line, exit status 2."""
 
 
+def option_name(setting: str) -> str:
+    """The command line's spelling of a setting: `n_sink` -> `--n-sink`."""
+    return "--" + setting.replace("_", "-")
+
+
 def cli_names(message: str) -> str:
     """The library names parameters as in Python (`cache_limit=256`); say them as the options typed."""
-    for python, option in (
-        ("cache_limit=", "--cache-limit "),
-        ("n_sink=", "--n-sink "),
-        ("n_recent=", "--n-recent "),
-        ("decode_policy=", "--decode-policy "),
-        ("window=", "--window "),
-        ("pool=", "--pool "),
-        ("policy=", "--policy "),
-        ("kv_dtype=", "--kv-dtype "),
-        ("kv_group must", "--kv-group must"),
-    ):
-        message = message.replace(python, option)
+    names = sorted((*(o.name for o in CACHE_OPTIONS), *declared_settings()), key=len, reverse=True)
+    for name in names:  # longest first: decode_policy= before policy=
+        message = message.replace(f"{name}=", f"{option_name(name)} ").replace(
+            f"{name} must", f"{option_name(name)} must"
+        )
     return message
 
 
@@ -84,7 +82,7 @@ def kv_dtype_name(text: str, *, option: str = "--kv-dtype") -> str | None:
 
 def kv_group_from_args(args: argparse.Namespace) -> int:
     try:
-        return check_group(args.kv_group)
+        return check_kv_group(args.kv_group)
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
 
@@ -112,46 +110,37 @@ class ParagraphFormatter(argparse.HelpFormatter):
         return "\n\n".join(blocks)
 
 
-#: The command-line option of every policy setting: (metavar, type, help; {takers} names the policies).
-SETTING_OPTIONS: dict[str, tuple[str, type, str]] = {
-    "n_sink": ("N", int, "tokens at the start that --policy {takers} never evict (default: 4)"),
-    "n_recent": (
-        "N",
-        int,
-        "newest tokens --policy {takers} keep by recency (default: knorm a quarter, h2o half the cache)",
-    ),
-    "window": (
-        "N",
-        int,
-        "--policy {takers}: the last N queries of a prompt chunk observe what to keep (default: 32)",
-    ),
-    "pool": (
-        "N",
-        int,
-        "--policy {takers}: observed scores are averaged over N neighbouring keys, N odd (default: 5)",
-    ),
-    "decode_policy": (
-        "P",
-        str,
-        "--policy {takers}: how generation goes on after the prompt, sinks or tova (default: sinks)",
-    ),
-}
-
-
 def names(items: list[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
+def setting_help(setting: str) -> str:
+    """The help of one policy setting's option, from the policies' declarations (`policies.setting`)."""
+    infos = declared_settings()[setting]
+    takers = names([info.policy for info in infos])
+    defaults = {info.default_text for info in infos}
+    if len(defaults) == 1:
+        default = defaults.pop()
+    else:
+        default = ", ".join(f"{info.policy} {info.default_text}" for info in infos)
+    return f"--policy {takers}: {infos[0].help} (default: {default})"
+
+
 def add_policy_settings(group: Any) -> None:
-    """`--n-sink`, `--n-recent`, ... : one option per setting of the registered policies."""
-    for setting, (metavar, kind, text) in SETTING_OPTIONS.items():
+    """`--n-sink`, `--n-recent`, ... : one option per declared setting of the registered policies
+    (renamed settings keep their old option as an alias)."""
+    old_names = {new: old for old, new in RENAMED_SETTINGS.items()}
+    for setting, infos in declared_settings().items():
+        aliases = [option_name(old_names[setting])] if setting in old_names else []
         group.add_argument(
-            "--" + setting.replace("_", "-"),
-            type=kind,
-            metavar=metavar,
+            option_name(setting),
+            *aliases,
+            dest=setting,
+            type=infos[0].kind,
+            metavar=infos[0].metavar,
             default=None,
-            help=text.format(takers=names(policies_taking(setting))),
+            help=setting_help(setting),
         )
 
 
@@ -165,9 +154,9 @@ def policy_name(text: str) -> str:
 
 def policy_settings_from_args(args: argparse.Namespace, policies: list[str]) -> dict[str, Any]:
     """The policy settings given on the command line: numbers >= 0, each taken by one of `policies`."""
-    given = {s: getattr(args, s) for s in SETTING_OPTIONS if getattr(args, s, None) is not None}
+    given = {s: getattr(args, s) for s in declared_settings() if getattr(args, s, None) is not None}
     for setting, value in given.items():
-        option = "--" + setting.replace("_", "-")
+        option = option_name(setting)
         if isinstance(value, int):
             check_number(value, option, at_least=0)
         takers = policies_taking(setting)

@@ -1,20 +1,30 @@
-"""What a caller asks for: the cache limit, the eviction policy, how positions are handled and how the cache is stored.
+"""What a caller asks for: the cache limit, the eviction policy, how positions are handled and how
+the cache is stored. `LimitConfig` is the one currency every consumer takes: `kvlimit.generate`,
+`build_cache`, the command line's commands and the Ray workers.
 
 Contract: `LimitConfig.create(...)` validates every argument and raises `ValueError` naming the
-parameter and what is allowed; a `LimitConfig` that exists is valid. A byte budget
-(`cache_limit="256MiB"`) stays a byte budget here; `tokens_for(...)` turns it into a token limit
-once the model and batch are known.
+parameter and what is allowed; a `LimitConfig` that exists is valid. `LimitConfig.from_arguments`
+does the same for generate's keyword arguments (None when there is no `cache_limit`). A byte budget
+(`cache_limit="256MiB"`) stays a byte budget here; `kvlimit.sizing.token_limit` turns it into a
+token limit once the model and batch are known.
+
+Each setting is declared once: the cache's own options in `CACHE_OPTIONS` (here), a policy's in its
+dataclass (`kvlimit.policies.base.setting`). `argument_names()` is every keyword argument that
+configures a bounded cache; generate's signature, `enable`'s and the command line's options are
+checked against it (tests/test_arguments.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from .cache.quant import BITS, DEFAULT_KV_GROUP, check_group
-from .policies import EvictionPolicy, make_policy
+from .cache.quant import BITS, DEFAULT_KV_GROUP, check_kv_group
+from .checks import check_int
+from .policies import RENAMED_SETTINGS, EvictionPolicy, declared_settings, make_policy
 
 #: Ways the kept tokens of a learned-absolute-position model (GPT-2, OPT, GPT-BigCode) get positions.
 ABSOLUTE_POSITION_MODES = ("reencode", "clamp")
@@ -52,6 +62,60 @@ def parse_bytes(text: str, *, parameter: str = "cache_limit") -> int:
 
 def _unit_names() -> list[str]:
     return ["B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One of the cache's own settings: its keyword, what it does, how the command line shows it."""
+
+    name: str
+    help: str
+    metavar: str
+    default_text: str
+
+
+#: The cache's own settings (a policy's settings are declared in its dataclass).
+CACHE_OPTIONS = (
+    Option(
+        "cache_limit",
+        "the most tokens the cache holds per sequence, or a memory budget for the whole cache such as "
+        "64MiB or 1.5GB (all layers, rows and beams)",
+        "N|SIZE",
+        "none: the stock unbounded cache",
+    ),
+    Option("policy", "what to evict once the cache is full", "NAME", "sinks"),
+    Option(
+        "positions",
+        "learned absolute positions (gpt2, opt, gpt_bigcode): reencode the kept window when positions "
+        "would leave the table, or clamp them at its last row",
+        "MODE",
+        "reencode",
+    ),
+    Option(
+        "prefill_chunk",
+        "tokens per forward when the prompt is longer than the limit",
+        "N",
+        "a quarter of the limit, at most the limit minus the protected tokens",
+    ),
+    Option(
+        "kv_dtype",
+        "store the cache quantized: int8, int4 or fp8 (the sinks stay in float)",
+        "D",
+        "the model's dtype",
+    ),
+    Option(
+        "kv_group",
+        "with kv_dtype: dims per quantization block, one scale each (even)",
+        "N",
+        str(DEFAULT_KV_GROUP),
+    ),
+)
+
+
+def argument_names() -> tuple[str, ...]:
+    """Every keyword argument that configures a bounded cache: the cache's options, every policy's
+    settings, and the old names of renamed settings."""
+    return (*(o.name for o in CACHE_OPTIONS), *declared_settings(), *RENAMED_SETTINGS)
 
 
 def suggest(name: str, choices: list[str] | tuple[str, ...]) -> str:
@@ -124,8 +188,7 @@ class LimitConfig:
                 f"positions={positions!r} is not one of {', '.join(map(repr, POSITION_MODES))}{suggest(str(positions), POSITION_MODES)}"
             )
         if prefill_chunk is not None:
-            if isinstance(prefill_chunk, bool) or not isinstance(prefill_chunk, int) or prefill_chunk <= 0:
-                raise ValueError(f"prefill_chunk must be a positive int or None; got {prefill_chunk!r}")
+            check_int("prefill_chunk", prefill_chunk, at_least=1, allowed="a positive int or None")
             if tokens is not None:
                 room = policy_obj.max_chunk(tokens)
                 if prefill_chunk > room:
@@ -139,8 +202,49 @@ class LimitConfig:
                 f"kv_dtype={kv_dtype!r} is not one of {', '.join(map(repr, BITS))} or None (the model's dtype)"
                 f"{suggest(str(kv_dtype), tuple(BITS))}"
             )
-        group = DEFAULT_KV_GROUP if kv_group is None else check_group(kv_group)
+        group = DEFAULT_KV_GROUP if kv_group is None else check_kv_group(kv_group)
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group)
+
+    @classmethod
+    def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
+        """The config of generate's keyword arguments (`argument_names()`; absent or None: not given).
+
+        None without `cache_limit` (stock generate); then any other cache option is an error.
+        """
+        given = {name: arguments.get(name) for name in argument_names()}
+        cache_limit = given.pop("cache_limit")
+        if cache_limit is None:
+            named = [name for name, value in given.items() if value is not None]
+            if named:
+                verb = "needs" if len(named) == 1 else "need"
+                raise ValueError(
+                    f"{' and '.join(named)} {verb} cache_limit: policy, observation_window, pool, decode_policy, "
+                    "n_sink, n_recent, positions, prefill_chunk, kv_dtype and kv_group need cache_limit; "
+                    "pass cache_limit=N"
+                )
+            return None
+        if isinstance(cache_limit, LimitConfig):
+            named = [name for name, value in given.items() if value is not None]
+            if named:
+                raise ValueError(
+                    f"cache_limit is a LimitConfig, which already holds {', '.join(named)}; pass one of them"
+                )
+            return cache_limit
+        return cls.create(
+            cache_limit,
+            given.pop("policy"),
+            positions=given.pop("positions"),
+            prefill_chunk=given.pop("prefill_chunk"),
+            kv_dtype=given.pop("kv_dtype"),
+            kv_group=given.pop("kv_group"),
+            **given,
+        )
+
+    def with_tokens(self, tokens: int) -> LimitConfig:
+        """This config with its limit resolved to `tokens` per row (a byte budget, once a model and rows are known)."""
+        check_int("limit", tokens, at_least=1)
+        self.policy.check_limit(tokens)
+        return dataclasses.replace(self, cache_limit_tokens=tokens, cache_limit_bytes=None)
 
     def tokens_for(self, bytes_per_token_per_row: int, rows: int, bytes_per_row: int = 0) -> int:
         """The token limit per row: the given one, or the largest that fits the byte budget.

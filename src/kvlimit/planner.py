@@ -38,10 +38,10 @@ import torch
 
 from .cache.quant import DEFAULT_KV_GROUP
 from .config import LimitConfig, parse_bytes
-from .generation import kv_bytes_per_token, largest_layer_bytes_per_token, token_cost
 from .integrations import hf
 from .memory import read_peak_rss, reset_peak_rss
 from .policies import make_policy
+from .sizing import kv_bytes_per_token, largest_layer_bytes_per_token, row_cost
 
 logger = logging.getLogger(__name__)
 
@@ -131,23 +131,29 @@ def plan(
     policy: str | Any = "sinks",
     kv_dtype: str | None = None,
     kv_group: int = DEFAULT_KV_GROUP,
+    config: LimitConfig | None = None,
 ) -> MemoryPlan:
     """How many sequences fit `memory` at each of `limits` and with the stock cache (module docstring).
 
     `kv_dtype` ("int8", "int4", "fp8"): the bounded rows store keys and values quantized in blocks of
-    `kv_group` dims; the stock row stays in the model's dtype.
+    `kv_group` dims; the stock row stays in the model's dtype. `config`: a `LimitConfig` whose policy
+    and storage are planned instead of `policy`, `kv_dtype` and `kv_group` (its own limit is not used:
+    `limits` are).
     """
     _check(new_tokens, num_beams, prompt_tokens, limits)
     hf.inspect_model(model)
     device = next(model.parameters()).device
     budget = free_memory(device) if memory == "auto" else _budget(memory)
     per_token = kv_bytes_per_token(model)
-    chunk_policy = make_policy(policy) if isinstance(policy, str) else policy
-    config = LimitConfig.create(min(limits), chunk_policy, kv_dtype=kv_dtype, kv_group=kv_group)
-    stored, sinks = token_cost(model, config)
+    if config is None:
+        chunk_policy = make_policy(policy) if isinstance(policy, str) else policy
+        config = LimitConfig.create(min(limits), chunk_policy, kv_dtype=kv_dtype, kv_group=kv_group)
+    kv_dtype = config.kv_dtype
+    cost = row_cost(model, config)
+    stored, sinks = cost.per_token, cost.per_row
     probe_tokens = prompt_tokens
     if prompt_tokens > min(limits):
-        probe_tokens = chunk_policy.default_chunk(min(limits))  # a long prompt is prefilled in chunks
+        probe_tokens = config.policy.default_chunk(min(limits))  # a long prompt is prefilled in chunks
     fixed, per_row = probe_transient(model, probe_tokens)
     partial = MemoryPlan(
         memory=budget,
@@ -219,7 +225,7 @@ def probe_transient(model: Any, tokens: int) -> tuple[int, int]:
         cache = hf.DynamicCache(config=hf.text_config(model))
         with torch.no_grad():
             base = _peak_start(device)
-            model(input_ids=ids, cache=cache, use_cache=True, **extra)
+            model(input_ids=ids, **hf.cache_argument(cache), use_cache=True, **extra)
             peak = _peak_end(device, base)
         peaks.append(max(0, peak - hf.kv_bytes(cache)))
         del cache

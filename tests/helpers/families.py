@@ -8,7 +8,7 @@ what it does with a 2D mask, how it calls ``cache.update``) in transformers 5.25
 
 Usage::
 
-    from families import FAMILIES, make_config, make_model
+    from tests.helpers.families import FAMILIES, make_config, make_model
 
     model = make_model("llama")                         # sdpa, 2 layers, seed 0
     model = make_model("gptj", attn_implementation="eager", num_layers=1)

@@ -63,9 +63,9 @@ def bounded_cache(
 ):
     """A `BoundedCache` for `model` built with explicit position settings (pass it to generate as `cache=`)."""
     config = kvlimit.LimitConfig.create(limit, policy, kv_dtype=kv_dtype, **settings)
-    spec = kvlimit.inspect_model(model)
-    return kvlimit.build_cache(model, spec, config, limit, max_length, rebase_after=rebase_after,
-                               rank_every=rank_every)  # fmt: skip
+    return kvlimit.build_cache(
+        model, config, max_length=max_length, rebase_after=rebase_after, rank_every=rank_every
+    )
 
 
 def beam_score(model, cache, prompt, prompt_mask, generated, length_penalty, chunk):

@@ -13,7 +13,7 @@ import inspect
 import torch
 
 import kvlimit
-import kvlimit.generation
+import kvlimit.forward
 from kvlimit.cache import BoundedCache, BoundedLayer
 
 __all__ = [
@@ -86,7 +86,7 @@ def replay_logits(
 
     prompt / prompt_mask: (batch, P); continuation: (batch, T). Returns T tensors (batch, vocab): the
     logits after the prompt and after each continuation token but the last, as generation saw them.
-    `chunk`: the prompt is fed as generate prefills it (`kvlimit.generation.prefill_spans`, then its
+    `chunk`: the prompt is fed as generate prefills it (`kvlimit.forward.prefill_spans`, then its
     last column as a decode step); None: in one forward.
     """
     outputs = []
@@ -99,7 +99,7 @@ def replay_logits(
     if chunk is None:
         logits = forward(prompt, prompt_mask)
     else:
-        for start, end in kvlimit.generation.prefill_spans(width, chunk):
+        for start, end in kvlimit.forward.prefill_spans(width, chunk):
             forward(prompt[:, start:end], prompt_mask[:, start:end])
         logits = forward(prompt[:, -1:], None if width > 1 else prompt_mask[:, -1:])
     outputs.append(logits)

@@ -59,9 +59,10 @@ from transformers import DynamicCache, StoppingCriteriaList
 from .. import __version__
 from ..cache.quant import DEFAULT_KV_GROUP
 from ..config import LimitConfig
-from ..generation import generate, kv_bytes_per_token, token_cost
-from ..integrations.hf import attn_implementation, inspect_model, model_name, text_config
+from ..generation import generate
+from ..integrations.hf import attn_implementation, cache_argument, inspect_model, model_name, text_config
 from ..policies import EvictionPolicy, make_policy, settings_for
+from ..sizing import kv_bytes_per_token, row_cost
 from .clock import Progress, StepClock, dynamic_cache_bytes, dynamic_cache_tokens, sync
 from .memory import MemoryWatch
 from .report import TARGETS, compute_ratios, evaluate_targets, report_lines
@@ -429,8 +430,7 @@ def _expected_bytes(model: Any, settings: BenchSettings, variant: str) -> int:
         kv_dtype=settings.kv_dtype(variant),
         kv_group=settings.kv_group,
     )
-    per_token, per_row = token_cost(model, config)
-    return settings.cache_limit * per_token + per_row
+    return row_cost(model, config).bytes_for(settings.cache_limit)
 
 
 def _run_cache(
@@ -465,7 +465,7 @@ def _call_generate(
         return model.generate(
             input_ids=prompt,
             attention_mask=torch.ones_like(prompt),
-            cache=cache,
+            **cache_argument(cache),
             stopping_criteria=StoppingCriteriaList([clock]),
             **kwargs,
         )
@@ -473,11 +473,7 @@ def _call_generate(
         model,
         input_ids=prompt,
         attention_mask=torch.ones_like(prompt),
-        cache_limit=settings.cache_limit,
-        policy=cache.policy,
-        kv_dtype=cache.kv_dtype,
-        kv_group=cache.kv_group,
-        cache=cache,
+        **cache_argument(cache),  # the cache carries its LimitConfig
         stopping_criteria=StoppingCriteriaList([clock]),
         **kwargs,
     )

@@ -21,10 +21,11 @@ from typing import Any
 import torch
 from transformers import DynamicCache
 
+from ..build import build_cache
 from ..cache import BoundedCache
 from ..config import LimitConfig
-from ..generation import build_cache, forward_step
-from ..integrations.hf import inspect_model, takes_logits_to_keep, text_config
+from ..forward import forward_step
+from ..integrations.hf import cache_argument, takes_logits_to_keep, text_config
 from ..policies import EvictionPolicy
 from .clock import sync
 
@@ -72,7 +73,7 @@ def new_bounded_cache(
     """A kvlimit cache of `cache_limit` tokens evicting by `policy` (`max_length`: the run's total length),
     stored as `kv_dtype` (None: the model's dtype) in blocks of `kv_group` dims."""
     config = LimitConfig.create(cache_limit, policy, kv_dtype=kv_dtype, kv_group=kv_group)
-    return build_cache(model, inspect_model(model), config, cache_limit, max_length)
+    return build_cache(model, config, max_length=max_length)
 
 
 def logits_to_keep(model: Any) -> dict[str, Any]:
@@ -113,7 +114,9 @@ class StockStepper(Stepper):
         self.cache = DynamicCache(config=text_config(model))
         device = fill.device
         for start in range(0, fill.shape[1], 1024):
-            model(input_ids=fill[:, start : start + 1024], cache=self.cache, use_cache=True, **extra)
+            model(
+                input_ids=fill[:, start : start + 1024], **cache_argument(self.cache), use_cache=True, **extra
+            )
         self.length = int(fill.shape[1])
         self.mask = torch.ones((1, self.length + 1), dtype=torch.long, device=device)
         self.position = torch.tensor([[self.length]], device=device)
@@ -129,7 +132,7 @@ class StockStepper(Stepper):
             input_ids=self.step_ids,
             attention_mask=self.mask,
             position_ids=self.position,
-            cache=self.cache,
+            **cache_argument(self.cache),
             use_cache=True,
         )
 

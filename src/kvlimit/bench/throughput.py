@@ -28,10 +28,12 @@ from typing import Any
 import torch
 from transformers import DynamicCache
 
+from ..build import build_cache
 from ..config import LimitConfig
-from ..generation import build_cache, generate, kv_bytes_per_token
+from ..generation import generate
 from ..integrations import hf
 from ..policies import make_policy
+from ..sizing import kv_bytes_per_token
 from .clock import StepClock, sync
 from .memory import MemoryWatch
 from .runner import machine_facts
@@ -145,13 +147,13 @@ def _run(
             cache: Any = DynamicCache(config=hf.text_config(model))
         else:
             config = LimitConfig.create(limit, make_policy(policy))
-            cache = build_cache(model, hf.inspect_model(model), config, limit, total)
+            cache = build_cache(model, config, rows=batch, max_length=total)
         sync(ids.device)
         start = time.perf_counter()
         if limit is None:
-            model.generate(input_ids=ids, cache=cache, **kwargs)
+            model.generate(input_ids=ids, **hf.cache_argument(cache), **kwargs)
         else:
-            generate(model, input_ids=ids, cache=cache, cache_limit=limit, policy=cache.policy, **kwargs)
+            generate(model, input_ids=ids, **hf.cache_argument(cache), **kwargs)
         sync(ids.device)
         seconds = time.perf_counter() - start
     cache_bytes = hf.kv_bytes(cache)

@@ -27,8 +27,8 @@ from ..clitools import (
     status,
 )
 from ..config import parse_bytes
-from ..generation import kv_bytes_per_token
 from ..policies import policy_names
+from ..sizing import kv_bytes_per_token
 from .throughput import (
     ThroughputSettings,
     default_sweep,

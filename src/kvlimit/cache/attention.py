@@ -1,46 +1,46 @@
 """The attention each stored key receives, for the policies that choose by attention (TOVA, H2O, SnapKV).
 
 Contract: during a forward through a cache whose policy reads attention, every bounded layer's
-attention call reports to `AttentionRecorder.record` (through `kvlimit.integrations.hf.attention_tap`)
-the queries `(batch, heads, q, head_dim)`, the keys the layer returned `(batch, kv_heads, kv_length,
-head_dim)`, the mask the attention got and its scaling, and the attention weights where the
-implementation returns them (eager). The recorder takes the attention of the queries it needs,
-averaged over query heads (the model's own weights when given; else `softmax(q k^T * scaling +
-mask)` of those queries, in float32), and folds it into the layer's slot group at the slots the
-step's plan put each key column (decode: column j is slot j; a chunk: the stored slots it was shown,
-then its new tokens' slots). How, by the policy's `attention_mode(phase)`:
+attention call reports (through `kvlimit.integrations.hf.attention_tap`, to the cache, which looks
+up the layer's plan, kept set and mode) the queries `(batch, heads, q, head_dim)`, the keys the
+layer returned `(batch, kv_heads, kv_length, head_dim)`, the mask the attention got and its
+scaling, and the attention weights where the implementation returns them (eager). `fold_attention`
+takes the attention of the queries it needs, averaged over query heads (the model's own weights
+when given; else `softmax(q k^T * scaling + mask)` of those queries, in float32), and folds it into
+the kept set at the slots the step's plan put each key column (decode: column j is slot j; a chunk:
+the stored slots it was shown, then its new tokens' slots). How, by the policy's `AttentionMode`:
 
-- "last": the attention of each row's last real query replaces every score;
-- "recent": the attention of the step's real queries, each key's averaged over the queries that
+- LAST: the attention of each row's last real query replaces every score;
+- RECENT: the attention of the step's real queries, each key's averaged over the queries that
   could see it, replaces every score (TOVA: in a decode step, the newest query's; in a prompt chunk,
   the mean over the chunk's queries, so that a chunk's evictions do not hang on one query);
-- "mean": every real query's attention is added to the key's sum and the queries that could see it
+- MEAN: every real query's attention is added to the key's sum and the queries that could see it
   counted; a new token's sum and count start from its own (H2O, normalised as kvpress does);
-- "window": in a prompt chunk, the summed attention of the chunk's last `window` real queries,
-  averaged over `pool` neighbouring keys in time, replaces every score (SnapKV).
+- WINDOW: in a prompt chunk, the summed attention of the chunk's last `mode.queries` real queries,
+  averaged over `mode.pool` neighbouring keys in time, replaces every score (SnapKV).
 
-Where the decode mode is "recent" or "last", every forward also records the attention of each row's
-newest query apart (`SlotState.newest`), and decode steps evict by that: after a prompt chunk the
+Where the decode mode is RECENT or LAST, every forward also records the attention of each row's
+newest query apart (`KeptSet.newest`), and decode steps evict by that: after a prompt chunk the
 scores above depend on how the prompt was cut into chunks (a row alone and in a padded batch is cut
 differently), the newest query's attention does not.
 
 Scores are recorded in the forward of a step and used when the next step evicts: a step never
 attends to more keys than the limit. Nothing is read on the host; the cost is one query-key product
-of the queries needed, per bounded layer.
+of the queries needed, per bounded layer. This module knows nothing of the cache: it is given the
+plan, the kept set and the mode.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 
-from .plan import StepPlan
-from .slots import SlotState
-
-if TYPE_CHECKING:
-    from .bounded import BoundedCache
+from ..policies import AttentionKind, AttentionMode
+from .kept import KeptSet
+from .plan import SetWrites, StepPlan
 
 
 def head_mean_attention(
@@ -79,173 +79,123 @@ def head_mean_attention(
     return torch.nan_to_num(logits.softmax(dim=-1), nan=0.0).mean(dim=1)
 
 
-class AttentionRecorder:
-    """Folds each layer's attention into its slot group (see the module docstring).
+def fold_attention(
+    plan: StepPlan,
+    kept: KeptSet,
+    writes: SetWrites,
+    mode: AttentionMode,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    mask: torch.Tensor | None,
+    scaling: float,
+    weights: torch.Tensor | None = None,
+) -> None:
+    """Fold one layer's attention in this step into `kept` (see the module docstring)."""
+    if kept.attention is None:
+        return
+    attend = functools.partial(head_mean_attention, query, key, mask, scaling, weights)
+    if plan.kind == "decode":
+        _decode(plan, kept, writes, mode, attend)
+    else:
+        _chunk(plan, kept, writes, mode, attend)
 
-    Args:
-        cache: the cache whose plan and slot groups it reads.
-        window: "window" mode: how many of a chunk's last queries observe.
-        pool: "window" mode: the keys' scores are averaged over this many neighbours (odd).
-    """
 
-    def __init__(self, cache: BoundedCache, window: int = 32, pool: int = 5):
-        self.cache = cache
-        self.window = window
-        self.pool = pool
-        self.real: torch.Tensor | None = None  # (batch, q) bool, the step's real new tokens (chunks)
+#: The attention of some queries (a slice of the step's), mean over heads: (batch, n, kv_length).
+Attend = Callable[[slice], torch.Tensor]
 
-    def record(
-        self,
-        layer_idx: int,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        mask: torch.Tensor | None,
-        scaling: float,
-        weights: torch.Tensor | None = None,
-    ) -> None:
-        plan = self.cache.current_plan
-        layer = self.cache.bounded_layer(layer_idx)
-        if plan is None or layer is None:
-            return
-        group = self.cache.slot_groups[layer.group]
-        mode = self.cache.policy.attention_mode(plan.kind)
-        if mode is None or group.attention is None:
-            return
-        if plan.kind == "decode":
-            self._decode(plan, group, layer.group, mode, query, key, mask, scaling, weights)
+
+def _decode(plan: StepPlan, kept: KeptSet, writes: SetWrites, mode: AttentionMode, attend: Attend) -> None:
+    assert kept.attention is not None
+    width = plan.kv_length
+    scores = attend(slice(-1, None))[:, 0]
+    if (
+        mode.kind is not AttentionKind.MEAN
+    ):  # LAST, RECENT (and WINDOW, which only chunks use): the newest query's
+        kept.attention[:, :width] = scores
+        if kept.newest is not None:
+            kept.newest[:, :width] = scores
+        return
+    assert kept.attention_count is not None and writes.slot is not None
+    for state in (kept.attention, kept.attention_count):
+        state.scatter_(1, writes.slot[:, None], 0.0)  # the new token's slot held an evicted token
+    kept.attention[:, :width] += scores
+    kept.attention_count[:, :width] += kept.valid[:, :width].float()
+
+
+def _chunk(plan: StepPlan, kept: KeptSet, writes: SetWrites, mode: AttentionMode, attend: Attend) -> None:
+    assert kept.attention is not None and plan.real is not None
+    real = plan.real
+    q = real.shape[1]
+    shown = plan.kv_length - q  # key columns [0, shown) are stored slots, then the new tokens
+    has_new = real.any(dim=1)
+    newest: torch.Tensor | None  # the newest query's attention, where these scores already hold it
+    if mode.kind is AttentionKind.MEAN:
+        probs = attend(slice(None))
+        scores = (probs * real[:, :, None]).sum(dim=1)
+        seen_by = real.sum(dim=1, keepdim=True).float().expand(-1, shown)
+        new_seen = (q - torch.arange(q, device=real.device)).float()[None, :].expand(real.shape[0], -1)
+        _fold(kept.attention, kept.attention_count, writes, plan, scores, seen_by, new_seen, add=True)
+        return
+    if mode.kind is AttentionKind.RECENT:
+        probs = attend(slice(None))
+        total = (probs * real[:, :, None]).sum(dim=1)
+        seen_by = real.sum(dim=1, keepdim=True).float().clamp(min=1.0)
+        new_seen = (q - torch.arange(q, device=real.device)).float()[None, :]
+        scores = torch.cat((total[:, :shown] / seen_by, total[:, shown:] / new_seen), dim=1)
+        newest = probs[:, -1]
+    elif mode.kind is AttentionKind.WINDOW:
+        first = max(0, q - mode.queries)
+        probs = attend(slice(first, None))
+        scores = (probs * real[:, first:, None]).sum(dim=1)
+        scores = F.avg_pool1d(
+            scores[:, None], mode.pool, stride=1, padding=mode.pool // 2, count_include_pad=False
+        )[:, 0]
+        newest = probs[:, -1] if probs.shape[1] else None  # a window of 0 observes no query
+    else:  # LAST
+        scores = newest = attend(slice(-1, None))[:, 0]
+    _replace(kept.attention, writes, plan, scores, has_new)
+    if kept.newest is not None:  # a chunk's last column is each row's newest query (padding leads)
+        if newest is None:
+            newest = attend(slice(-1, None))[:, 0]
+        _replace(kept.newest, writes, plan, newest, has_new)
+
+
+def _replace(
+    target: torch.Tensor, writes: SetWrites, plan: StepPlan, scores: torch.Tensor, has_new: torch.Tensor
+) -> None:
+    """Per-column `scores` replace `target` at their slots, except in rows without new tokens."""
+    if writes.shown is not None:
+        width = writes.shown.shape[1]
+        kept = torch.where(has_new[:, None], scores[:, :width], target.gather(1, writes.shown))
+        scores = torch.cat((kept, scores[:, width:]), dim=1)
+    _fold(target, None, writes, plan, scores, None, None, add=False)
+
+
+def _fold(
+    target: torch.Tensor,
+    count: torch.Tensor | None,
+    writes: SetWrites,
+    plan: StepPlan,
+    scores: torch.Tensor,
+    seen_by: torch.Tensor | None,
+    new_seen: torch.Tensor | None,
+    *,
+    add: bool,
+) -> None:
+    """Put per-column `scores` (batch, kv_length) into `target` at their slots: stored columns, then
+    the new tokens'; with `count` (MEAN attention) the queries that saw each key likewise."""
+    shown, write_slots = writes.shown, writes.write_slots
+    width = 0 if shown is None else shown.shape[1]
+    if shown is not None:
+        if add:
+            target.scatter_add_(1, shown, scores[:, :width])
         else:
-            self._chunk(plan, group, layer.group, mode, query, key, mask, scaling, weights)
-
-    def _decode(
-        self,
-        plan: StepPlan,
-        group: SlotState,
-        g: int,
-        mode: str,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        mask: torch.Tensor | None,
-        scaling: float,
-        weights: torch.Tensor | None,
-    ) -> None:
-        assert group.attention is not None
-        width = plan.kv_length
-        scores = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
-        if mode != "mean":  # "last", "recent" (and "window", which only chunks use): the newest query's
-            group.attention[:, :width] = scores
-            if group.newest is not None:
-                group.newest[:, :width] = scores
-            return
-        assert group.attention_count is not None
-        slot = plan.groups[g].slot
-        assert slot is not None
-        for state in (group.attention, group.attention_count):
-            state.scatter_(1, slot[:, None], 0.0)  # the new token's slot held an evicted token
-        group.attention[:, :width] += scores
-        group.attention_count[:, :width] += group.valid[:, :width].float()
-
-    def _chunk(
-        self,
-        plan: StepPlan,
-        group: SlotState,
-        g: int,
-        mode: str,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        mask: torch.Tensor | None,
-        scaling: float,
-        weights: torch.Tensor | None,
-    ) -> None:
-        assert group.attention is not None and self.real is not None
-        writes = plan.groups[g]
-        real = self.real
-        q = real.shape[1]
-        shown = key.shape[2] - q  # key columns [0, shown) are stored slots, then the new tokens
-        has_new = real.any(dim=1)
-        newest: torch.Tensor | None  # the newest query's attention, where these scores already hold it
-        if mode == "mean":
-            probs = head_mean_attention(query, key, mask, scaling, weights, slice(None))
-            scores = (probs * real[:, :, None]).sum(dim=1)
-            seen_by = real.sum(dim=1, keepdim=True).float().expand(-1, shown)
-            new_seen = (q - torch.arange(q, device=real.device)).float()[None, :].expand(real.shape[0], -1)
-            self._fold(
-                group.attention,
-                group.attention_count,
-                writes.shown,
-                writes.write_slots,
-                plan,
-                scores,
-                seen_by,
-                new_seen,
-                add=True,
-            )
-            return
-        if mode == "recent":
-            probs = head_mean_attention(query, key, mask, scaling, weights, slice(None))
-            total = (probs * real[:, :, None]).sum(dim=1)
-            seen_by = real.sum(dim=1, keepdim=True).float().clamp(min=1.0)
-            new_seen = (q - torch.arange(q, device=real.device)).float()[None, :]
-            scores = torch.cat((total[:, :shown] / seen_by, total[:, shown:] / new_seen), dim=1)
-            newest = probs[:, -1]
-        elif mode == "window":
-            first = max(0, q - self.window)
-            probs = head_mean_attention(query, key, mask, scaling, weights, slice(first, None))
-            scores = (probs * real[:, first:, None]).sum(dim=1)
-            scores = F.avg_pool1d(
-                scores[:, None], self.pool, stride=1, padding=self.pool // 2, count_include_pad=False
-            )[:, 0]
-            newest = probs[:, -1] if probs.shape[1] else None  # window 0 observes no query
-        else:  # "last"
-            scores = newest = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
-        self._replace(group.attention, writes.shown, writes.write_slots, plan, scores, has_new)
-        if group.newest is not None:  # a chunk's last column is each row's newest query (padding leads)
-            if newest is None:
-                newest = head_mean_attention(query, key, mask, scaling, weights, slice(-1, None))[:, 0]
-            self._replace(group.newest, writes.shown, writes.write_slots, plan, newest, has_new)
-
-    @classmethod
-    def _replace(
-        cls,
-        target: torch.Tensor,
-        shown: torch.Tensor | None,
-        write_slots: torch.Tensor | None,
-        plan: StepPlan,
-        scores: torch.Tensor,
-        has_new: torch.Tensor,
-    ) -> None:
-        """Per-column `scores` replace `target` at their slots, except in rows without new tokens."""
-        if shown is not None:
-            width = shown.shape[1]
-            kept = torch.where(has_new[:, None], scores[:, :width], target.gather(1, shown))
-            scores = torch.cat((kept, scores[:, width:]), dim=1)
-        cls._fold(target, None, shown, write_slots, plan, scores, None, None, add=False)
-
-    @staticmethod
-    def _fold(
-        target: torch.Tensor,
-        count: torch.Tensor | None,
-        shown: torch.Tensor | None,
-        write_slots: torch.Tensor | None,
-        plan: StepPlan,
-        scores: torch.Tensor,
-        seen_by: torch.Tensor | None,
-        new_seen: torch.Tensor | None,
-        *,
-        add: bool,
-    ) -> None:
-        """Put per-column `scores` (batch, kv_length) into `target` at their slots: stored columns, then
-        the new tokens'; with `count` ("mean" attention) the queries that saw each key likewise."""
-        width = 0 if shown is None else shown.shape[1]
-        if shown is not None:
-            if add:
-                target.scatter_add_(1, shown, scores[:, :width])
-            else:
-                target.scatter_(1, shown, scores[:, :width])
-            if seen_by is not None and count is not None:
-                count.scatter_add_(1, shown, seen_by)
-        rows, cols = plan.write_rows, plan.write_cols
-        if rows is None or cols is None or write_slots is None or rows.numel() == 0:
-            return
-        target[rows, write_slots] = scores[rows, width + cols]  # a new token's first score
-        if new_seen is not None and count is not None:
-            count[rows, write_slots] = new_seen[rows, cols]
+            target.scatter_(1, shown, scores[:, :width])
+        if seen_by is not None and count is not None:
+            count.scatter_add_(1, shown, seen_by)
+    rows, cols = plan.write_rows, plan.write_cols
+    if rows is None or cols is None or write_slots is None or rows.numel() == 0:
+        return
+    target[rows, write_slots] = scores[rows, width + cols]  # a new token's first score
+    if new_seen is not None and count is not None:
+        count[rows, write_slots] = new_seen[rows, cols]

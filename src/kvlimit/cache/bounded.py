@@ -22,15 +22,18 @@ Contract
 Where things live
 -----------------
 - `rows` (`RowCounters`): per-row counts on the host and the device.
-- `slot_groups` (`SlotState`, one per group of layers that keep the same tokens): per slot, the
-  token it holds. Positional policies have one group; a per-layer policy (`per_layer = True`, e.g.
+- `kept_sets` (`KeptSet`, one per set of layers that keep the same tokens): per slot, the token it
+  holds. Positional policies have one kept set; a per-layer policy (`per_layer = True`, e.g.
   `knorm`) has one per bounded layer, each evicting by its own scores and keeping the policy's
-  `token_statistic` of its stored keys. Every group of a row holds the same number of tokens, so
+  `token_statistic` of its stored keys. Every kept set of a row holds the same number of tokens, so
   one attention mask serves all layers.
-- `layers`: `BoundedLayer` storage `(batch, kv_heads, slots, head_dim)`, allocated once
-  (`slots = min(cache_limit, longest possible sequence)`), or transformers' own sliding layer where
-  the model's window is smaller than the limit (it bounds itself).
-- `kvlimit.cache.plan`: the eviction rules and step plans.
+- `store` (`KVStore`, or `QuantizedStore` with `kv_dtype`): every bounded layer's keys and values,
+  `(batch, kv_heads, slots, head_dim)`, allocated once (`slots = min(cache_limit, longest possible
+  sequence)`). `layers` are transformers' view of it (`BoundedLayer`), or transformers' own sliding
+  layer where the model's window is smaller than the limit (it bounds itself).
+- `keeper` (`kvlimit.positions`): positions, through the store's and the kept sets' operations.
+- `kvlimit.cache.plan`: the eviction rules and step plans; `kvlimit.cache.attention`: what the
+  attention policies read, folded in by `record_attention`.
 """
 
 from __future__ import annotations
@@ -43,16 +46,14 @@ from typing import Any, Literal
 import torch
 
 from ..integrations.hf import Cache, DynamicSlidingWindowLayer, kv_bytes_of_layer
-from ..policies import EvictionPolicy
-from ..positions import PositionKeeper, RopeSpec
-from . import quant
-from .attention import AttentionRecorder
+from ..policies import AttentionKind, EvictionPolicy
+from ..positions import PositionKeeper
+from .attention import fold_attention
+from .kept import KeptSet
 from .layer import BoundedLayer
-from .plan import GroupWrites, StepPlan, decode_slots, evict, place_chunk, shown_to_chunk
-from .quant import DEFAULT_KV_GROUP, check_group
-from .quantized import QuantizedLayer
+from .plan import SetWrites, StepPlan, decode_slots, evict, place_chunk, shown_to_chunk
 from .rows import RowCounters
-from .slots import SlotState
+from .store import KVStore
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +92,11 @@ class LayerLayout:
 
     kinds: list[str]
     sliding_windows: list[int | None]
-    rope: list[RopeSpec | None]
+    rope: list[Any]
+
+    @property
+    def bounded(self) -> list[int]:
+        return [i for i, kind in enumerate(self.kinds) if kind == "bounded"]
 
 
 class BoundedCache(Cache):
@@ -102,11 +107,9 @@ class BoundedCache(Cache):
         policy: which tokens to evict.
         layout: per-layer kinds, windows and rope specs.
         keeper: how kept tokens get positions (`kvlimit.positions.make_keeper`).
-        max_length: the longest sequence this cache will see (allocation is min(limit, max_length)).
+        store: where the bounded layers' keys and values live (`KVStore`, `QuantizedStore`), built
+            for `slots = min(cache_limit, max_length)` slots per row.
         position_bound: the most positions (or keys per query) the model can address; None = unbounded.
-        kv_dtype: store the bounded layers quantized, "int8", "int4" or "fp8" (`QuantizedLayer`);
-            None keeps the model's dtype.
-        kv_group: dims per quantization block (one scale each).
     """
 
     def __init__(
@@ -115,30 +118,30 @@ class BoundedCache(Cache):
         policy: EvictionPolicy,
         layout: LayerLayout,
         keeper: PositionKeeper,
+        store: KVStore,
         *,
-        max_length: int | None = None,
         position_bound: int | None = None,
-        kv_dtype: str | None = None,
-        kv_group: int = DEFAULT_KV_GROUP,
     ):
         policy.check_limit(cache_limit)
-        self.kv_scheme = None if kv_dtype is None else quant.scheme(kv_dtype)
-        self.kv_group = check_group(kv_group)
-        self.policy = policy
         if position_bound is not None and cache_limit > position_bound:
             raise ValueError(
                 f"cache_limit={cache_limit} exceeds the {position_bound} positions this model can address; "
                 f"use cache_limit <= {position_bound}"
             )
-        self.slots = cache_limit if max_length is None else max(1, min(cache_limit, max_length))
+        if store.slots > cache_limit:
+            raise ValueError(
+                f"the store has {store.slots} slots per row, more than cache_limit={cache_limit}"
+            )
+        self.store = store
+        self.slots = store.slots
         layers: list[Any] = []
         self._bounded: dict[int, BoundedLayer] = {}
         self.sliding_layers: dict[int, DynamicSlidingWindowLayer] = {}
         statistic = policy.token_statistic if policy.keeps_key_statistic else None
         for idx, kind in enumerate(layout.kinds):
             if kind == "bounded":
-                group = len(self._bounded) if policy.per_layer else 0
-                self._bounded[idx] = self._new_layer(idx, group, statistic)
+                kept_set = len(self._bounded) if policy.per_layer else 0
+                self._bounded[idx] = BoundedLayer(idx, store, kept_set, statistic)
                 layers.append(self._bounded[idx])
             elif kind == "sliding":
                 window = layout.sliding_windows[idx]
@@ -152,45 +155,33 @@ class BoundedCache(Cache):
         self.policy = policy
         self.layout = layout
         self.keeper = keeper
-        #: slot groups: one for every layer (positional policies) or one per bounded layer
-        self.n_groups = max(1, len(self._bounded)) if policy.per_layer else 1
+        #: kept sets: one for every layer (positional policies) or one per bounded layer
+        self.n_kept_sets = max(1, len(self._bounded)) if policy.per_layer else 1
         self.bounded_indices = list(self._bounded)
         self.sliding_indices = list(self.sliding_layers)
         #: columns transformers' own sliding layers can still see (their largest window)
         self._sliding_reach = max((layout.sliding_windows[i] or 0 for i in self.sliding_layers), default=0)
-        #: The `ModelSpec` this cache was built for (set by `kvlimit.build_cache`).
+        #: The `ModelSpec` and `LimitConfig` this cache was built from (set by `kvlimit.build_cache`).
         self.model_spec: Any = None
-        self.stats = {"rebases": 0, "reencodes": 0, "evicted": 0}
-        #: records the attention each stored key receives, for policies that choose by attention
-        self.recorder = (
-            AttentionRecorder(self, window=getattr(policy, "window", 32), pool=getattr(policy, "pool", 5))
-            if policy.reads_attention
-            else None
-        )
+        self.config: Any = None
+        self.evicted = 0
         self._reset_rows()
-
-    def _new_layer(self, idx: int, group: int, statistic: Any) -> BoundedLayer:
-        if self.kv_scheme is None:
-            return BoundedLayer(idx, self.slots, group, statistic)
-        return QuantizedLayer(
-            idx,
-            self.slots,
-            group,
-            statistic,
-            scheme=self.kv_scheme,
-            group_size=self.kv_group,
-            float_slots=self.policy.protected_tokens,
-        )
 
     @property
     def kv_dtype(self) -> str | None:
         """The quantized storage dtype of the bounded layers, or None (the model's dtype)."""
-        return None if self.kv_scheme is None else self.kv_scheme.name
+        scheme = getattr(self.store, "scheme", None)
+        return None if scheme is None else scheme.name
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """What the cache has done: tokens evicted, and the position keeper's moves (rebases, re-encodes)."""
+        return {"rebases": self.keeper.rebases, "reencodes": self.keeper.reencodes, "evicted": self.evicted}
 
     # --- rows ---------------------------------------------------------------------------------
     def _reset_rows(self) -> None:
         self._rows: RowCounters | None = None
-        self.slot_groups: list[SlotState] = []
+        self.kept_sets: list[KeptSet] = []
         self.columns_seen = 0  # columns (real tokens and padding) of the steps advanced so far
         self.step_open = False
         self._plan: StepPlan | None = None
@@ -201,18 +192,19 @@ class BoundedCache(Cache):
 
     def _init_rows(self, batch: int, device: torch.device) -> None:
         self._rows = RowCounters.zeros(batch, device)
-        modes = {self.policy.attention_mode("decode"), self.policy.attention_mode("chunk")} - {None}
-        self.slot_groups = [
-            SlotState.empty(
+        modes = [m for m in (self.policy.attention_mode("decode"), self.policy.attention_mode("chunk")) if m]
+        decode_mode = self.policy.attention_mode("decode")
+        self.kept_sets = [
+            KeptSet.empty(
                 batch,
                 self.slots,
                 device,
                 with_statistic=self.policy.keeps_key_statistic,
                 with_attention=bool(modes),
-                with_count="mean" in modes,
-                with_newest=self.policy.attention_mode("decode") in ("recent", "last"),
+                with_count=any(m.kind is AttentionKind.MEAN for m in modes),
+                with_newest=decode_mode is not None and decode_mode.tracks_newest,
             )
-            for _ in range(self.n_groups)
+            for _ in range(self.n_kept_sets)
         ]
         self.keeper.start(self)
 
@@ -230,12 +222,12 @@ class BoundedCache(Cache):
 
     @property
     def valid(self) -> torch.Tensor | None:
-        """(batch, slots) bool, True where a slot holds a token (every group agrees on the counts)."""
-        return self.slot_groups[0].valid if self.slot_groups else None
+        """(batch, slots) bool, True where a slot holds a token (every kept set agrees on the counts)."""
+        return self.kept_sets[0].valid if self.kept_sets else None
 
     @property
     def device(self) -> torch.device | None:
-        return self.slot_groups[0].valid.device if self.slot_groups else None
+        return self.kept_sets[0].valid.device if self.kept_sets else None
 
     def bounded_layers(self) -> list[BoundedLayer]:
         return list(self._bounded.values())
@@ -252,25 +244,51 @@ class BoundedCache(Cache):
     @property
     def attention_record(self) -> Any:
         """Where the attention of this cache's layers is reported (None: the policy reads none)."""
-        return None if self.recorder is None else self.recorder.record
+        return self.record_attention if self.policy.reads_attention else None
 
-    def rope_layers(self) -> list[tuple[BoundedLayer, RopeSpec]]:
-        """The initialized bounded layers whose keys carry RoPE, with their spec."""
-        out = []
-        for layer in self._bounded.values():
-            rope = self.layout.rope[layer.layer_idx]
-            if rope is not None and layer.is_initialized:
-                out.append((layer, rope))
-        return out
+    def record_attention(
+        self,
+        layer_idx: int,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        mask: torch.Tensor | None,
+        scaling: float,
+        weights: torch.Tensor | None = None,
+    ) -> None:
+        """One bounded layer's attention in the open step (see `kvlimit.cache.attention`)."""
+        plan = self.current_plan
+        layer = self._bounded.get(layer_idx)
+        mode = None if plan is None else self.policy.attention_mode(plan.kind)
+        if plan is None or layer is None or mode is None:
+            return
+        kept = self.kept_sets[layer.kept_set]
+        fold_attention(plan, kept, plan.writes[layer.kept_set], mode, query, key, mask, scaling, weights)
 
-    def _group_of(self, layer_idx: int | None) -> SlotState:
+    def rope_layers(self) -> list[tuple[int, Any]]:
+        """The allocated bounded layers whose keys carry RoPE: (model layer index, `RopeSpec`)."""
+        return [
+            (idx, self.layout.rope[idx])
+            for idx in self._bounded
+            if self.layout.rope[idx] is not None and self.store.has(idx)
+        ]
+
+    def kept_set_of(self, layer_idx: int | None) -> KeptSet:
+        """The kept set of model layer `layer_idx` (None: the first)."""
         if layer_idx is None:
-            return self.slot_groups[0]
+            return self.kept_sets[0]
         if layer_idx not in self._bounded:
             raise ValueError(
                 f"layer {layer_idx} is not a bounded layer of this cache; bounded layers: {self.bounded_indices}"
             )
-        return self.slot_groups[self._bounded[layer_idx].group]
+        return self.kept_sets[self._bounded[layer_idx].kept_set]
+
+    def rotate_sliding_layers(self, delta: torch.Tensor) -> None:
+        """Move row b's keys in transformers' own sliding layers by `delta[b]` positions (RoPE)."""
+        for idx, sliding in self.sliding_layers.items():
+            rope = self.layout.rope[idx]
+            if rope is None or sliding.keys is None or sliding.keys.numel() == 0:
+                continue
+            sliding.keys = rope.rotate(sliding.keys, delta[:, None, None])
 
     # --- a step -------------------------------------------------------------------------------
     def prepare_step(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> StepInputs:
@@ -320,9 +338,9 @@ class BoundedCache(Cache):
         self.keeper.end_step(self)
 
     def evict(self, need: Sequence[int]) -> list[torch.Tensor] | None:
-        """Evict `need[b]` tokens from each row by the policy (every group); see `plan.evict`."""
-        permutes = evict(self.slot_groups, self.policy, need, ordered=self.keeper.ordered)
-        self.stats["evicted"] += sum(need)
+        """Evict `need[b]` tokens from each row by the policy (every kept set); see `plan.evict`."""
+        permutes = evict(self.kept_sets, self.policy, need, ordered=self.keeper.ordered)
+        self.evicted += sum(need)
         self._compact = self._compact and self.keeper.ordered
         self.rows.set(kept=[k - n for k, n in zip(self.rows.kept, need, strict=True)])
         return permutes
@@ -333,7 +351,7 @@ class BoundedCache(Cache):
         full = [n >= self.slots for n in rows.kept]
         full_t = rows.kept_t >= self.slots  # the same on the device, without a copy from the host
         slots, permutes = decode_slots(
-            self.slot_groups,
+            self.kept_sets,
             self.policy,
             full_t,
             rows.kept_t,
@@ -342,24 +360,22 @@ class BoundedCache(Cache):
         )
         if any(full):  # a full row's evicted token is gone now, as in a chunk
             rows.evict_one(full, full_t)
-            self.stats["evicted"] += sum(full)
+            self.evicted += sum(full)
             self._compact = self._compact and self.keeper.ordered
         self.keeper.place(self, [1] * rows.batch)
         positions = self.keeper.new_positions(rows.seen_t - rows.shift_t)
         batch_rows = torch.arange(rows.batch, device=input_ids.device)
-        for group, slot in zip(self.slot_groups, slots, strict=True):
-            group.store(batch_rows, slot, rows.seen_t, input_ids[:, 0])
-            group.positions[batch_rows, slot] = positions
+        for kept, slot in zip(self.kept_sets, slots, strict=True):
+            kept.store(batch_rows, slot, rows.seen_t, input_ids[:, 0])
+            kept.set_positions(batch_rows, slot, positions)
         rows.add_decode_token(self.slots)
         # compact rows fill slots 0..n-1; after a ring eviction a row may hold a token in any slot
         width = max(rows.kept) if self._compact else self.slots
         writes = [
-            GroupWrites(
-                slot=slot, permute=None if permutes is None else permutes[g], statistic=group.statistic
-            )
-            for g, (group, slot) in enumerate(zip(self.slot_groups, slots, strict=True))
+            SetWrites(slot=slot, permute=None if permutes is None else permutes[k], statistic=kept.statistic)
+            for k, (kept, slot) in enumerate(zip(self.kept_sets, slots, strict=True))
         ]
-        mask = self.slot_groups[0].valid[:, :width].long()
+        mask = self.kept_sets[0].valid[:, :width].long()
         # kept counts each row's valid slots, so a row holding `width` of them fills the mask's columns
         step = StepInputs(positions[:, None], mask, "decode", mask_all_kept=min(rows.kept) >= width)
         return StepPlan("decode", 1, width, writes, first_index=first_index), step
@@ -374,8 +390,6 @@ class BoundedCache(Cache):
             else attention_mask.to(device=input_ids.device).bool()
         )
         counts = real.sum(dim=1).tolist()
-        if self.recorder is not None:
-            self.recorder.real = real
         self.keeper.begin_step(self, counts)
         rows = self.rows
         need = [max(0, kept + r - self.slots) for kept, r in zip(rows.kept, counts, strict=True)]
@@ -387,34 +401,32 @@ class BoundedCache(Cache):
             )
         permutes = self.evict(need) if any(need) else None
         self.keeper.place(self, counts)
-        # stored keys shown to the chunk: every group holds kept[b] tokens, so one mask serves them all
+        # stored keys shown to the chunk: every kept set holds kept[b] tokens, so one mask serves them all
         width = max(rows.kept)
-        shown = shown_to_chunk(self.slot_groups, width)
+        shown = shown_to_chunk(self.kept_sets, width)
         stored_valid = (
-            real.new_zeros((batch, 0)) if shown is None else self.slot_groups[0].valid.gather(1, shown[0])
+            real.new_zeros((batch, 0)) if shown is None else self.kept_sets[0].valid.gather(1, shown[0])
         )
-        write_rows, write_cols, rank, write_slots = place_chunk(
-            self.slot_groups, real, input_ids, rows.seen_t
-        )
+        write_rows, write_cols, rank, write_slots = place_chunk(self.kept_sets, real, input_ids, rows.seen_t)
         positions = self.keeper.new_positions(
             torch.where(real, rows.seen_t[:, None] - rows.shift_t[:, None] + rank, torch.zeros_like(rank))
         )
-        for group, slots in zip(self.slot_groups, write_slots, strict=True):
-            group.positions[write_rows, slots] = positions[write_rows, write_cols]
+        for kept, slots in zip(self.kept_sets, write_slots, strict=True):
+            kept.set_positions(write_rows, slots, positions[write_rows, write_cols])
         rows.set(
             kept=[k + r for k, r in zip(rows.kept, counts, strict=True)],
             seen=[s + r for s, r in zip(rows.seen, counts, strict=True)],
         )
         writes = [
-            GroupWrites(
-                permute=None if permutes is None else permutes[g],
-                shown=None if shown is None else shown[g],
-                write_slots=write_slots[g],
-                statistic=group.statistic,
+            SetWrites(
+                permute=None if permutes is None else permutes[k],
+                shown=None if shown is None else shown[k],
+                write_slots=write_slots[k],
+                statistic=kept.statistic,
             )
-            for g, group in enumerate(self.slot_groups)
+            for k, kept in enumerate(self.kept_sets)
         ]
-        plan = StepPlan("chunk", q, width + q, writes, write_rows, write_cols)
+        plan = StepPlan("chunk", q, width + q, writes, write_rows, write_cols, real=real)
         mask = torch.cat((stored_valid, real), dim=1).long()
         return plan, StepInputs(positions, mask, "chunk")
 
@@ -464,11 +476,10 @@ class BoundedCache(Cache):
 
     def _select_rows(self, index: torch.Tensor, host_index: Sequence[int] | None) -> None:
         """Keep rows `index` of every per-row state; `host_index` None: a permutation among equal rows."""
-        for group in self.slot_groups:
-            group.select_(index)
+        for kept in self.kept_sets:
+            kept.select_(index)
         self.rows.select(index, host_index)
-        for layer in self._bounded.values():
-            layer.select_rows(index, in_place=host_index is None)
+        self.store.select_rows(index, in_place=host_index is None)
         self.keeper.rows_selected(self, index, host_index)
         if self._column_tail is not None:
             self._column_tail = self._column_tail.index_select(0, index)
@@ -480,6 +491,7 @@ class BoundedCache(Cache):
     def reset(self) -> None:
         for layer in self.layers:
             layer.reset()
+        self.store.reset()
         self._reset_rows()
 
     def crop(self, tokens_to_remove: int) -> None:
@@ -498,27 +510,27 @@ class BoundedCache(Cache):
 
     def kept_token_ids(self, row: int, layer: int | None = None) -> list[int]:
         """The token ids row `row` holds (in `layer`), in temporal order."""
-        group = self._group_of(layer)
-        valid = group.valid[row]
-        order = group.token_index[row][valid].argsort()
-        return group.token_ids[row][valid][order].tolist()
+        kept = self.kept_set_of(layer)
+        valid = kept.valid[row]
+        order = kept.token_index[row][valid].argsort()
+        return kept.token_ids[row][valid][order].tolist()
 
     def kept_positions(self, row: int, layer: int | None = None) -> list[int]:
         """The position each key of row `row` (in `layer`) is encoded at (RoPE angle or table row), in order."""
-        group = self._group_of(layer)
-        valid = group.valid[row]
-        order = group.token_index[row][valid].argsort()
-        return group.positions[row][valid][order].tolist()
+        kept = self.kept_set_of(layer)
+        valid = kept.valid[row]
+        order = kept.token_index[row][valid].argsort()
+        return kept.positions[row][valid][order].tolist()
 
     def kept_token_indices(self, row: int, layer: int | None = None) -> list[int]:
         """Indices (in the row's sequence of real tokens) of the tokens row `row` holds (in `layer`), in order."""
-        group = self._group_of(layer)
-        return sorted(group.token_index[row][group.valid[row]].tolist())
+        kept = self.kept_set_of(layer)
+        return sorted(kept.token_index[row][kept.valid[row]].tolist())
 
     def nbytes(self) -> int:
         """Bytes held by keys and values (all layers, all rows), allocated storage included.
 
-        Quantized layers count their codes, scales and float sinks: what they really hold.
+        A quantized store counts its codes, scales and float sinks: what it really holds. The store's
+        pristine copies of the sinks are not keys the attention reads (`store.overhead_bytes()`).
         """
-        bounded = sum(layer.nbytes() for layer in self._bounded.values())
-        return bounded + sum(kv_bytes_of_layer(layer) for layer in self.sliding_layers.values())
+        return self.store.nbytes() + sum(kv_bytes_of_layer(layer) for layer in self.sliding_layers.values())

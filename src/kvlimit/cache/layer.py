@@ -1,11 +1,12 @@
-"""One attention layer's bounded storage: its keys and values, written in place as the plan says.
+"""One attention layer of a bounded cache, as transformers sees it: the step's plan carried out.
 
-Contract: `BoundedLayer` is a transformers cache layer. Before each forward the cache hands every
-bounded layer the step's `StepPlan` (`begin`); the model's attention then calls `update` with the
-new keys and values, and the layer writes them into its slots and returns the keys and values this
-step attends to: `kv_length` of them, as `get_mask_sizes` says (transformers' invariant). Storage
-is `(batch, kv_heads, slots, head_dim)`, allocated once at the first update. Positions are not
-this layer's business: `kvlimit.positions` rotates or rewrites the stored keys between steps.
+Contract: `BoundedLayer` is a transformers cache layer that holds no keys of its own: its keys and
+values live in the cache's `KVStore`. Before each forward the cache hands every bounded layer the
+step's `StepPlan` (`begin`); the model's attention then calls `update` with the new keys and values,
+and the layer writes them into the slots the plan names (through the store) and returns the keys
+and values this step attends to: `kv_length` of them, as `get_mask_sizes` says (transformers'
+invariant). A per-layer policy's statistic of each new key is written beside its slot. Positions
+are not this layer's business: `kvlimit.positions` moves stored keys between steps.
 """
 
 from __future__ import annotations
@@ -16,19 +17,20 @@ from typing import Any
 import torch
 
 from ..integrations.hf import CacheLayerMixin
-from .plan import GroupWrites, StepPlan
+from .plan import SetWrites, StepPlan
+from .store import KVStore, Placement
 
 #: A per-layer policy's `token_statistic`: (batch, kv_heads, q, head_dim) keys -> (batch, q).
 Statistic = Callable[[torch.Tensor], torch.Tensor]
 
 
 class BoundedLayer(CacheLayerMixin):
-    """The keys and values of one bounded attention layer (see the module docstring).
+    """One bounded attention layer (see the module docstring).
 
     Args:
         layer_idx: the model layer this is.
-        slots: slots per row.
-        group: the slot group whose bookkeeping describes these slots.
+        store: where its keys and values live.
+        kept_set: the index of the kept set whose bookkeeping describes its slots.
         statistic: the per-layer policy's `token_statistic`, or None.
     """
 
@@ -36,26 +38,42 @@ class BoundedLayer(CacheLayerMixin):
     is_sliding = False
     is_croppable = False
 
-    def __init__(self, layer_idx: int, slots: int, group: int = 0, statistic: Statistic | None = None):
-        super().__init__()
+    def __init__(self, layer_idx: int, store: KVStore, kept_set: int = 0, statistic: Statistic | None = None):
+        # CacheLayerMixin.__init__ would set keys/values attributes: this layer's are the store's
         self.layer_idx = layer_idx
-        self.slots = slots
-        self.group = group
+        self.store = store
+        self.kept_set = kept_set
         self.statistic = statistic
         self.plan: StepPlan | None = None
         self.columns = 0  # columns this layer has taken (real tokens and padding), as DynamicLayer counts
-        self.keys: torch.Tensor | None = None
-        self.values: torch.Tensor | None = None
+
+    # --- what transformers reads --------------------------------------------------------------
+    @property
+    def is_initialized(self) -> bool:  # type: ignore[override]
+        return self.store.has(self.layer_idx)
+
+    @property
+    def slots(self) -> int:
+        return self.store.slots
+
+    @property
+    def keys(self) -> torch.Tensor | None:  # type: ignore[override]
+        """Every slot's key (batch, kv_heads, slots, head_dim) in the model's dtype (a quantized store
+        dequantizes a copy); None before the first write."""
+        return self.store.read(self.layer_idx)[0] if self.is_initialized else None
+
+    @property
+    def values(self) -> torch.Tensor | None:  # type: ignore[override]
+        return self.store.read(self.layer_idx)[1] if self.is_initialized else None
+
+    @property
+    def device(self) -> torch.device | None:
+        keys = self.keys
+        return None if keys is None else keys.device
 
     # --- transformers layer API -------------------------------------------------------------
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
-        batch, heads, _, head_dim = key_states.shape
-        self.device = key_states.device
-        self.keys = key_states.new_zeros((batch, heads, self.slots, head_dim))
-        self.values = value_states.new_zeros(
-            (batch, value_states.shape[1], self.slots, value_states.shape[-1])
-        )
-        self.is_initialized = True
+        self.store.allocate(self.layer_idx, key_states, value_states)
 
     def begin(self, plan: StepPlan) -> None:
         """Take the plan of the coming forward."""
@@ -69,11 +87,10 @@ class BoundedLayer(CacheLayerMixin):
         key_states: (batch, kv_heads, q, head_dim). Returns keys of length `get_mask_sizes(q)[0]`.
         """
         plan = self._plan_for(key_states.shape[-2])
-        if not self.is_initialized:
-            self.lazy_initialization(key_states, value_states)
-        writes = plan.groups[self.group]
+        self.lazy_initialization(key_states, value_states)
+        writes = plan.writes[self.kept_set]
         if writes.permute is not None:
-            self.permute_slots(writes.permute)
+            self.store.permute_slots(self.layer_idx, writes.permute)
         if plan.kind == "decode":
             keys, values = self._decode(plan, writes, key_states, value_states)
         else:
@@ -82,27 +99,35 @@ class BoundedLayer(CacheLayerMixin):
         return keys, values
 
     def _decode(
-        self, plan: StepPlan, writes: GroupWrites, key_states: torch.Tensor, value_states: torch.Tensor
+        self, plan: StepPlan, writes: SetWrites, key_states: torch.Tensor, value_states: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         assert writes.slot is not None
-        self.write_slot(writes.slot, key_states, value_states, first_index=plan.first_index)
+        self.store.write_token(
+            self.layer_idx, writes.slot, key_states, value_states, first_index=plan.first_index
+        )
         if self.statistic is not None and writes.statistic is not None:
             writes.statistic.scatter_(1, writes.slot[:, None], self.statistic(key_states).float())
-        return self.stored(plan.kv_length)
+        return self.store.read(self.layer_idx, plan.kv_length)
 
     def _chunk(
-        self, plan: StepPlan, writes: GroupWrites, key_states: torch.Tensor, value_states: torch.Tensor
+        self, plan: StepPlan, writes: SetWrites, key_states: torch.Tensor, value_states: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        keys, values = self.as_stored(plan, writes, key_states, value_states)
-        if writes.shown is not None:
-            stored_k, stored_v = self.gather_slots(writes.shown)
-            keys = torch.cat((stored_k, key_states), dim=2)
-            values = torch.cat((stored_v, value_states), dim=2)
         rows, cols, slots = plan.write_rows, plan.write_cols, writes.write_slots
-        if rows is not None and cols is not None and slots is not None and rows.numel() > 0:
-            self.store(rows, slots, key_states[rows, :, cols], value_states[rows, :, cols])
+        placed = None if rows is None or cols is None or slots is None else Placement(rows, cols, slots)
+        keys, values = self.store.as_stored(self.layer_idx, key_states, value_states, placed)
+        if writes.shown is not None:
+            stored_k, stored_v = self.store.gather(self.layer_idx, writes.shown)
+            keys = torch.cat((stored_k, keys), dim=2)
+            values = torch.cat((stored_v, values), dim=2)
+        if placed is not None and placed.rows.numel() > 0:
+            new_keys = key_states[placed.rows, :, placed.cols]
+            self.store.write(
+                self.layer_idx, placed.rows, placed.slots, new_keys, value_states[placed.rows, :, placed.cols]
+            )
             if self.statistic is not None and writes.statistic is not None:
-                writes.statistic[rows, slots] = self.statistic(key_states).float()[rows, cols]
+                writes.statistic[placed.rows, placed.slots] = self.statistic(key_states).float()[
+                    placed.rows, placed.cols
+                ]
         return keys, values
 
     def _plan_for(self, query_length: int) -> StepPlan:
@@ -125,10 +150,8 @@ class BoundedLayer(CacheLayerMixin):
         return -1
 
     def reset(self) -> None:
-        self.keys = self.values = None
         self.plan = None
         self.columns = 0
-        self.is_initialized = False
 
     def crop(self, tokens_to_remove: int) -> None:
         raise NotImplementedError("a bounded cache cannot be rolled back: evicted tokens are gone")
@@ -142,80 +165,6 @@ class BoundedLayer(CacheLayerMixin):
     def batch_select_indices(self, indices: torch.Tensor) -> None:
         raise RuntimeError("use BoundedCache.batch_select_indices")
 
-    # --- storage operations (the cache and the position keepers call these) --------------------
-    # A subclass that stores keys differently (`QuantizedLayer`) overrides exactly these.
-    def as_stored(
-        self, plan: StepPlan, writes: GroupWrites, key_states: torch.Tensor, value_states: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """A chunk's new keys and values as its own queries see them: as they will be stored.
-
-        (A decode step's query reads its key back from storage.) The same in every chunking, so a
-        row's results do not depend on how its prompt was split (which depends on its batch).
-        """
-        return key_states, value_states
-
-    def write_slot(
-        self,
-        slot: torch.Tensor,
-        key_states: torch.Tensor,
-        value_states: torch.Tensor,
-        *,
-        first_index: int = 0,
-    ) -> None:
-        """Decode: write row b's one new key/value (batch, kv_heads, 1, head_dim) into slot `slot[b]`.
-
-        `first_index`: the smallest token index among the new tokens (`StepPlan.first_index`)."""
-        assert self.keys is not None and self.values is not None
-        index = slot.view(-1, 1, 1, 1)
-        self.keys.scatter_(2, index.expand_as(key_states), key_states)
-        self.values.scatter_(2, index.expand_as(value_states), value_states)
-
-    def stored(self, length: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """The keys and values of slots `0..length-1` (all slots for None), in the model's dtype."""
-        assert self.keys is not None and self.values is not None
-        return self.keys[:, :, :length], self.values[:, :, :length]
-
-    def gather_slots(self, slots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The keys and values of slots `slots[b, i]` of row b, (batch, kv_heads, n, head_dim)."""
-        keys, values = self.stored()
-        index = slots[:, None, :, None]
-        return (
-            keys.gather(2, index.expand(-1, keys.shape[1], -1, keys.shape[-1])),
-            values.gather(2, index.expand(-1, values.shape[1], -1, values.shape[-1])),
-        )
-
-    def store(
-        self, rows: torch.Tensor, slots: torch.Tensor, keys: torch.Tensor, values: torch.Tensor
-    ) -> None:
-        """Write `keys[i]`/`values[i]` (kv_heads, head_dim) into slot `slots[i]` of row `rows[i]`."""
-        assert self.keys is not None and self.values is not None
-        self.keys[rows, :, slots] = keys.to(self.keys.dtype)
-        self.values[rows, :, slots] = values.to(self.values.dtype)
-
-    def transform_keys(self, move: Callable[[torch.Tensor], torch.Tensor], start: int = 0) -> None:
-        """Replace the keys of slots `start..` by `move(keys)` (a rotation), in place."""
-        assert self.keys is not None
-        self.keys[:, :, start:] = move(self.keys[:, :, start:])
-
-    def permute_slots(self, permute: torch.Tensor) -> None:
-        """Slot j of row b takes what slot `permute[b, j]` held (in place: views of the keys stay valid)."""
-        assert self.keys is not None and self.values is not None
-        index = permute[:, None, :, None]
-        self.keys.copy_(self.keys.gather(2, index.expand_as(self.keys)))
-        self.values.copy_(self.values.gather(2, index.expand_as(self.values)))
-
-    def select_rows(self, index: torch.Tensor, *, in_place: bool) -> None:
-        """Keep rows `index`; `in_place` (same batch size) keeps the tensors, and so any view of them."""
-        if not self.is_initialized:
-            return
-        assert self.keys is not None and self.values is not None
-        if in_place:
-            self.keys.copy_(self.keys.index_select(0, index))
-            self.values.copy_(self.values.index_select(0, index))
-        else:
-            self.keys = self.keys.index_select(0, index)
-            self.values = self.values.index_select(0, index)
-
     def nbytes(self) -> int:
-        """Bytes of the allocated keys and values."""
-        return sum(t.numel() * t.element_size() for t in (self.keys, self.values) if t is not None)
+        """Bytes of this layer's keys and values as the store holds them."""
+        return sum(t.numel() * t.element_size() for t in self.store.layer_tensors(self.layer_idx))

@@ -1,7 +1,7 @@
 """Planning a step: who is evicted, which slot each new token takes, what each query may see.
 
-Contract: the functions here read and update the slot bookkeeping (`SlotState`) of a cache's slot
-groups and return what the layers must do with their keys and values in the coming forward, as a
+Contract: the functions here read and update the slot bookkeeping (`KeptSet`) of a cache's kept
+sets and return what the layers must do with their keys and values in the coming forward, as a
 `StepPlan`. They touch no model, no layer and no positions (`kvlimit.positions` does those). They
 never read a device tensor on the host in a decode step: what they decide per row comes from the
 host counters their callers pass.
@@ -23,12 +23,12 @@ from typing import Literal
 import torch
 
 from ..policies import EvictionPolicy
-from .slots import SlotState
+from .kept import KeptSet
 
 
 @dataclass
-class GroupWrites:
-    """What the layers of one slot group do with their keys and values in this step.
+class SetWrites:
+    """What the layers of one kept set do with their keys and values in this step.
 
     Attributes:
         slot: decode: (batch,) long, the slot each row's new token is written to.
@@ -37,7 +37,7 @@ class GroupWrites:
         shown: chunk: (batch, width) long, the stored slots the chunk attends to, in temporal order,
             right-aligned (empty slots on the left); None when nothing is stored yet.
         write_slots: chunk: the slot of each real new token (rows and columns are on the plan).
-        statistic: per-layer policies: the group's `SlotState.statistic`, where the layer writes
+        statistic: per-layer policies: the kept set's `KeptSet.statistic`, where the layer writes
             `token_statistic` of each new key.
     """
 
@@ -56,8 +56,9 @@ class StepPlan:
         kind: "decode" (one new token per row, written in place) or "chunk".
         q: new tokens (columns) per row in this forward.
         kv_length: keys each bounded layer returns (and the width of the 2D attention mask).
-        groups: per slot group, its `GroupWrites`.
+        writes: per kept set, its `SetWrites`.
         write_rows, write_cols: chunk: the row and column of every real new token.
+        real: chunk: (batch, q) bool, True for real new tokens (False: left padding).
         first_index: decode: the smallest token index (a row's count of real tokens before it) among
             the rows' new tokens, known on the host; a layer that keeps its first tokens apart (the
             quantized layer's float sinks) skips that work once every row is past them.
@@ -66,9 +67,10 @@ class StepPlan:
     kind: Literal["decode", "chunk"]
     q: int
     kv_length: int
-    groups: list[GroupWrites] = field(default_factory=list)
+    writes: list[SetWrites] = field(default_factory=list)
     write_rows: torch.Tensor | None = None
     write_cols: torch.Tensor | None = None
+    real: torch.Tensor | None = None
     first_index: int = 0
 
 
@@ -88,7 +90,7 @@ def lowest_slots(scores: torch.Tensor, order: torch.Tensor, k: int) -> torch.Ten
 
 
 def decode_slots(
-    groups: Sequence[SlotState],
+    sets: Sequence[KeptSet],
     policy: EvictionPolicy,
     full: torch.Tensor,
     count: torch.Tensor,
@@ -96,7 +98,7 @@ def decode_slots(
     compact: bool,
     ordered: bool,
 ) -> tuple[list[torch.Tensor], list[torch.Tensor] | None]:
-    """The slot each row's new token takes, per group, and (ordered storage) each group's permutation.
+    """The slot each row's new token takes, per kept set, and (ordered storage) each kept set's permutation.
 
     full: (batch,) bool and count: (batch,) long, on the device: which rows hold a full cache, and how
     many tokens each holds. `compact`: no row has evicted yet, so a row's next slot is its count.
@@ -105,88 +107,88 @@ def decode_slots(
     first shifts a full row's later slots over the evicted one. Nothing is read on the host.
     """
     if compact:
-        return [count.clone() for _ in groups], None
+        return [count.clone() for _ in sets], None
     if not ordered:
         slots = []
-        for group in groups:
-            slot = lowest_slots(policy.keep_scores(group.view()), group.token_index, 1)[:, 0]
-            group.vacate(slot, full)
+        for kept in sets:
+            slot = lowest_slots(policy.keep_scores(kept.view()), kept.token_index, 1)[:, 0]
+            kept.vacate(slot, full)
             slots.append(slot)
         return slots, None
-    pairs = [_ordered_evict(group, policy, full, count) for group in groups]
+    pairs = [_ordered_evict(kept, policy, full, count) for kept in sets]
     return [slot for slot, _ in pairs], [permute for _, permute in pairs]
 
 
 def _ordered_evict(
-    group: SlotState, policy: EvictionPolicy, full: torch.Tensor, count: torch.Tensor
+    kept: KeptSet, policy: EvictionPolicy, full: torch.Tensor, count: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Remove each full row's lowest-scoring slot by shifting the later slots left; the new token goes last."""
-    device = group.valid.device
-    slots = group.slots
-    evict = lowest_slots(policy.keep_scores(group.view()), group.token_index, 1)[:, 0]
+    device = kept.valid.device
+    slots = kept.slots
+    evict = lowest_slots(policy.keep_scores(kept.view()), kept.token_index, 1)[:, 0]
     evict = torch.where(full, evict, torch.full_like(evict, slots))
     j = torch.arange(slots, device=device)[None, :]
     permute = torch.where(j >= evict[:, None], j + 1, j).clamp_(max=slots - 1)
-    group.gather_(permute)
+    kept.gather_(permute)
     # the last slot of a full row is now a duplicate: empty it for the new token
     last = torch.full_like(evict, slots - 1)
-    group.vacate(last, full)
+    kept.vacate(last, full)
     return torch.where(full, last, count), permute
 
 
 def evict(
-    groups: Sequence[SlotState], policy: EvictionPolicy, need: Sequence[int], *, ordered: bool
+    sets: Sequence[KeptSet], policy: EvictionPolicy, need: Sequence[int], *, ordered: bool
 ) -> list[torch.Tensor] | None:
-    """Evict the `need[b]` lowest-scoring tokens of each row, in every group.
+    """Evict the `need[b]` lowest-scoring tokens of each row, in every kept set.
 
     Ordered storage is compacted afterwards (kept slots first, in temporal order): returns each
-    group's permutation then (to apply to the stored keys/values), else None.
+    kept set's permutation then (to apply to the stored keys/values), else None.
     """
-    device = groups[0].valid.device
+    device = sets[0].valid.device
     most = max(need)
     take = torch.arange(most, device=device)[None, :] < torch.tensor(list(need), device=device)[:, None]
     rows, ranks = take.nonzero(as_tuple=True)
     permutes = []
-    for group in groups:
+    for kept in sets:
         # empty slots are not evicted: they are the room already there
-        scores = policy.keep_scores(group.view("chunk")).masked_fill(~group.valid, float("inf"))
-        slots = lowest_slots(scores, group.token_index, most)[rows, ranks]
+        scores = policy.keep_scores(kept.view("chunk")).masked_fill(~kept.valid, float("inf"))
+        slots = lowest_slots(scores, kept.token_index, most)[rows, ranks]
         if not torch.isfinite(scores[rows, slots]).all():
             raise RuntimeError(
                 "eviction reached a protected or empty slot; the chunk is too large for the cache"
             )
-        group.clear(rows, slots)
+        kept.clear(rows, slots)
         if ordered:
-            permute = group.time_order(empty_first=False)
-            group.gather_(permute)
+            permute = kept.time_order(empty_first=False)
+            kept.gather_(permute)
             permutes.append(permute)
     return permutes if ordered else None
 
 
-def shown_to_chunk(groups: Sequence[SlotState], width: int) -> list[torch.Tensor] | None:
-    """Per group, the `width` newest stored slots of each row in temporal order (empty slots on the left)."""
+def shown_to_chunk(sets: Sequence[KeptSet], width: int) -> list[torch.Tensor] | None:
+    """Per kept set, the `width` newest stored slots of each row in temporal order (empty slots on the left)."""
     if width == 0:
         return None
-    slots = groups[0].slots
-    return [group.time_order(empty_first=True)[:, slots - width :] for group in groups]
+    slots = sets[0].slots
+    return [kept.time_order(empty_first=True)[:, slots - width :] for kept in sets]
 
 
 def place_chunk(
-    groups: Sequence[SlotState], real: torch.Tensor, input_ids: torch.Tensor, seen: torch.Tensor
+    sets: Sequence[KeptSet], real: torch.Tensor, input_ids: torch.Tensor, seen: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, list[torch.Tensor]]:
-    """Give every real token of a chunk a free slot (each row's free slots in slot order), in every group.
+    """Give every real token of a chunk a free slot (each row's free slots in slot order), in every kept set.
 
     real: (batch, q) bool; seen: (batch,) long, each row's real tokens before the chunk.
-    Returns (rows, cols, rank, slots per group) of the real tokens; rank is a token's index
+    Returns (rows, cols, rank, slots per kept set) of the real tokens; rank is a token's index
     among its row's real tokens of the chunk.
     """
     rank = real.long().cumsum(dim=1) - 1
     rows, cols = real.nonzero(as_tuple=True)
     write_rank = rank[rows, cols]
     write_slots = []
-    for group in groups:
-        free_order = group.valid.to(torch.int8).argsort(dim=1, stable=True)
+    for kept in sets:
+        free_order = kept.valid.to(torch.int8).argsort(dim=1, stable=True)
         slots = free_order[rows, write_rank]
-        group.store(rows, slots, seen[rows] + write_rank, input_ids[rows, cols])
+        kept.store(rows, slots, seen[rows] + write_rank, input_ids[rows, cols])
         write_slots.append(slots)
     return rows, cols, rank, write_slots

@@ -1,7 +1,7 @@
-"""Quantized keys and values: each token's vectors in blocks of `group` dims, one scale per block.
+"""Quantized keys and values: each token's vectors in blocks of `block` dims, one scale per block.
 
-Contract: `scheme(name)` gives the `Scheme` of "int8", "int4" or "fp8". `Scheme.quantize(x, group)`
-turns float vectors `x (..., dim)` into `Codes` (the codes and, per block of `group` consecutive dims,
+Contract: `scheme(name)` gives the `Scheme` of "int8", "int4" or "fp8". `Scheme.quantize(x, block)`
+turns float vectors `x (..., dim)` into `Codes` (the codes and, per block of `block` consecutive dims,
 a float16 scale, and for int4 a float16 minimum); `Scheme.dequantize(codes, dtype)` returns `(...,
 dim)` floats. Every token is quantized on its own, so a slot can be overwritten (an eviction) or a
 row moved (beams) without touching another token; the error per element is at most half a step:
@@ -24,7 +24,8 @@ from dataclasses import dataclass, fields
 
 import torch
 
-#: Dims per block (one scale each) unless a user says otherwise: llama.cpp's q8_0 / q4_0 blocks.
+#: Dims per block (one scale each) unless a user says otherwise (`kv_group=`; "group size" as KIVI
+#: and llama.cpp say): llama.cpp's q8_0 / q4_0 blocks.
 DEFAULT_KV_GROUP = 32
 #: Quantized storage dtypes and their bits per element.
 BITS = {"int8": 8, "int4": 4, "fp8": 8}
@@ -35,7 +36,7 @@ _HALF_TINY = 2.0**-14  # float16's smallest normal: scales stay normal, so round
 @dataclass
 class Codes:
     """Quantized vectors: `codes` (..., dim) (int4: (..., dim / 2), two per byte), per block `scales`
-    (..., dim / group) float16 and, for int4, `mins` (..., dim / group) float16.
+    (..., dim / block) float16 and, for int4, `mins` (..., dim / block) float16.
 
     fp8 codes are kept as their bits in uint8: PyTorch's CPU scatter and gather do not take
     float8 tensors, and moving bytes is all storage needs.
@@ -58,10 +59,10 @@ class Scheme:
 
     name: str
 
-    def empty(self, shape: tuple[int, ...], group: int, device: torch.device) -> Codes:
+    def empty(self, shape: tuple[int, ...], block: int, device: torch.device) -> Codes:
         """Zero codes for floats of `shape` (..., dim)."""
         *lead, dim = shape
-        blocks = (*lead, dim // group)
+        blocks = (*lead, dim // block)
         if self.name == "int4":
             return Codes(
                 torch.zeros((*lead, dim // 2), dtype=torch.uint8, device=device),
@@ -74,10 +75,10 @@ class Scheme:
             torch.zeros(blocks, dtype=torch.float16, device=device),
         )
 
-    def quantize(self, x: torch.Tensor, group: int) -> Codes:
-        """`x` (..., dim), dim a multiple of `group`, as codes (see the module docstring)."""
+    def quantize(self, x: torch.Tensor, block: int) -> Codes:
+        """`x` (..., dim), dim a multiple of `block`, as codes (see the module docstring)."""
         *lead, dim = x.shape
-        blocks = x.float().reshape(*lead, dim // group, group)
+        blocks = x.float().reshape(*lead, dim // block, block)
         if self.name == "int4":
             low = _half_at_most(blocks.amin(dim=-1, keepdim=True))
             step = _half_at_least((blocks.amax(dim=-1, keepdim=True) - low.float()) / 15.0)
@@ -130,9 +131,9 @@ class Scheme:
         if not in_float:
             blocks.copy_(target)
 
-    def bytes_per_vector(self, dim: int, group: int) -> int:
-        """Stored bytes of one vector of `dim` floats."""
-        scale_bytes = 2 * (dim // group) * (2 if self.name == "int4" else 1)
+    def bytes_per_vector(self, dim: int, block: int) -> int:
+        """Stored bytes of one vector of `dim` floats in blocks of `block` dims."""
+        scale_bytes = 2 * (dim // block) * (2 if self.name == "int4" else 1)
         return dim * BITS[self.name] // 8 + scale_bytes
 
 
@@ -168,15 +169,15 @@ def scheme(name: str) -> Scheme:
     return Scheme(name)
 
 
-def block_size(dim: int, group: int) -> int:
-    """The block size used for vectors of `dim` dims: `group`, or the largest divisor of dim below it."""
-    size = min(group, dim)
+def block_size(dim: int, kv_group: int) -> int:
+    """The block used for vectors of `dim` dims: `kv_group` dims, or the largest divisor of dim below it."""
+    size = min(kv_group, dim)
     while dim % size:
         size -= 1
     return size
 
 
-def check_group(kv_group: object) -> int:
+def check_kv_group(kv_group: object) -> int:
     """Validate a `kv_group` setting (dims per quantization block)."""
     if isinstance(kv_group, bool) or not isinstance(kv_group, int) or kv_group < 2 or kv_group % 2:
         raise ValueError(

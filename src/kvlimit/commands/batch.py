@@ -37,9 +37,10 @@ from tqdm import tqdm
 
 from ..clitools import EXIT_INTERRUPTED, CLIError, cli_names, load_with_status, status
 from ..config import LimitConfig
-from ..generation import generate, token_cost
+from ..generation import generate
 from ..models import LoadedModel
 from ..planner import plan
+from ..sizing import token_limit
 
 
 @dataclass(frozen=True)
@@ -260,8 +261,7 @@ def _batch_size(job: BatchJob, loaded: LoadedModel, prompt: int) -> int:
 
 def _token_limit(config: LimitConfig, loaded: LoadedModel, rows: int) -> int:
     try:
-        per_token, per_row = token_cost(loaded.model, config)
-        return config.tokens_for(per_token, rows, per_row)
+        return token_limit(loaded.model, config, rows)
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
 
@@ -281,9 +281,8 @@ def _generate_batch(
     start = time.perf_counter()
     returns = job.num_return_sequences
     with torch.no_grad():
-        out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, policy=job.config.policy,
-                       kv_dtype=job.config.kv_dtype, kv_group=job.config.kv_group, num_return_sequences=returns,
-                       pad_token_id=pad, **job.decoding)  # fmt: skip
+        out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=job.config.with_tokens(limit),
+                       num_return_sequences=returns, pad_token_id=pad, **job.decoding)  # fmt: skip
     seconds = round(time.perf_counter() - start, 3)
     eos = set(_eos_ids(model, tokenizer))
     records = []

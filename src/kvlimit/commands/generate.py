@@ -21,11 +21,11 @@ import torch
 import transformers
 from transformers import StoppingCriteriaList
 
+from ..build import build_cache
 from ..cache import BoundedCache
 from ..clitools import (
     EXIT_INTERRUPTED,
     PROG,
-    SETTING_OPTIONS,
     CLIError,
     ParagraphFormatter,
     Progress,
@@ -37,15 +37,16 @@ from ..clitools import (
     format_bytes,
     kv_storage_from_args,
     load_with_status,
+    option_name,
     parse_limit,
     policy_settings_from_args,
 )
 from ..config import LimitConfig, parse_bytes
-from ..generation import build_cache, kv_bytes_per_token, token_cost
 from ..generation import generate as bounded_generate
-from ..integrations.hf import inspect_model
+from ..integrations import hf
 from ..models import LoadedModel
-from ..policies import POLICIES, policy_help, policy_names
+from ..policies import POLICIES, declared_settings, policy_help, policy_names
+from ..sizing import kv_bytes_per_token, row_cost
 from .batch import read_prompts, run_batch
 from .streaming import StepWatch, TextSink, held_tokens
 
@@ -59,8 +60,8 @@ DEFAULT_TOP_P = 0.9
 
 def _as_options(text: str) -> str:
     """Policy summaries name their settings as in Python (n_sink); the command line spells them --n-sink."""
-    for setting in (s for s in SETTING_OPTIONS if "_" in s):  # not "window": also a policy's name
-        text = text.replace(setting, f"--{setting.replace('_', '-')}")
+    for setting in (s for s in declared_settings() if "_" in s):
+        text = text.replace(setting, option_name(setting))
     return text
 
 
@@ -565,17 +566,18 @@ def _prepare(
 ) -> _Run:
     """Encode the prompt, build the cache and the streamer and progress line that watch it."""
     model = loaded.model
-    spec = inspect_model(model)
+    spec = hf.inspect_model(model)
     inputs = encode_prompt(loaded, prompt, raw=args.raw)
     prompt_length = int(inputs["input_ids"].shape[-1])
     bytes_per_token = kv_bytes_per_token(model)  # in the model's dtype: what an unbounded cache takes
+    stored_per_token = row_cost(model, config).per_token
     try:
-        stored_per_token, per_row = token_cost(model, config)
-        limit = config.tokens_for(stored_per_token, args.num_beams, per_row)
+        # Built here rather than inside kvlimit.generate so that the summary can read it after Ctrl-C.
+        cache = build_cache(
+            model, config, rows=args.num_beams, max_length=prompt_length + args.max_new_tokens
+        )
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
-    # Built here rather than inside kvlimit.generate so that the summary can read it after Ctrl-C.
-    cache = build_cache(model, spec, config, limit, prompt_length + args.max_new_tokens)
     streaming = args.num_beams == 1  # transformers refuses a streamer with beam search
     writers: list[TextIO] = []
     if streaming and not args.json:
@@ -612,11 +614,7 @@ def _decode(
             run.loaded.model,
             input_ids=run.inputs["input_ids"],
             attention_mask=run.inputs["attention_mask"],
-            cache_limit=run.cache.cache_limit,
-            policy=config.policy,
-            kv_dtype=config.kv_dtype,
-            kv_group=config.kv_group,
-            cache=run.cache,
+            **hf.cache_argument(run.cache),  # the cache carries its LimitConfig
             streamer=run.sink if run.streaming else None,
             stopping_criteria=StoppingCriteriaList([run.watch]),
             pad_token_id=run.loaded.tokenizer.pad_token_id,

@@ -9,8 +9,8 @@ from typing import Any
 from ..cache.quant import BITS, DEFAULT_KV_GROUP
 from ..clitools import CLIError, add_common_arguments, add_model_arguments, format_bytes, load_with_status
 from ..config import parse_bytes
-from ..generation import kv_bytes_per_token
 from ..integrations.hf import ModelSpec, inspect_model, text_config
+from ..sizing import kv_bytes_per_token
 
 DEFAULT_MEMORY = "1GiB"
 

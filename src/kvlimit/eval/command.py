@@ -55,7 +55,6 @@ from ..clitools import (
     policy_settings_from_args,
 )
 from ..config import LimitConfig, parse_bytes
-from ..generation import kv_bytes_per_token
 from ..policies import (
     EvictionPolicy,
     default_chunk,
@@ -63,6 +62,7 @@ from ..policies import (
     policy_names,
     settings_for,
 )
+from ..sizing import kv_bytes_per_token
 from .perplexity import (
     BASELINES,
     FULL_CHUNK,
@@ -484,16 +484,9 @@ def _evaluate(
         return recompute_perplexity(
             model, tensor, cache_limit=limit, chunk=chunk, segment=plan.segment, progress=report
         )
+    config = LimitConfig.create(limit, plan.policy(kind), kv_dtype=kv_dtype, kv_group=plan.kv_group)
     return streaming_perplexity(
-        model,
-        tensor,
-        cache_limit=limit,
-        policy=plan.policy(kind),
-        chunk=chunk,
-        segment=plan.segment,
-        progress=report,
-        kv_dtype=kv_dtype,
-        kv_group=plan.kv_group,
+        model, tensor, cache_limit=config, chunk=chunk, segment=plan.segment, progress=report
     )
 
 

@@ -50,10 +50,12 @@ import torch
 import torch.nn.functional as F
 from transformers import DynamicCache
 
+from ..build import build_cache
 from ..config import LimitConfig
-from ..generation import build_cache, forward_step, kv_bytes_per_token
+from ..forward import forward_step
 from ..integrations import hf
 from ..policies import EvictionPolicy, default_chunk, policy_names, settings_for
+from ..sizing import kv_bytes_per_token
 
 logger = logging.getLogger(__name__)
 
@@ -205,7 +207,7 @@ def streaming_perplexity(
     model: Any,
     input_ids: torch.Tensor | Sequence[int],
     *,
-    cache_limit: int,
+    cache_limit: int | LimitConfig,
     policy: str | EvictionPolicy = "sinks",
     n_sink: int = 4,
     n_recent: int | None = None,
@@ -220,7 +222,9 @@ def streaming_perplexity(
     Args:
         model: a causal LM of a family kvlimit supports.
         input_ids: the token ids of one text, (n,) or (1, n), n >= 2.
-        cache_limit: tokens the cache holds; every prediction sees at most this many.
+        cache_limit: tokens the cache holds; every prediction sees at most this many. Or a
+            `LimitConfig` (a limit in tokens) that carries the policy and the storage: then `policy`,
+            `n_sink`, `n_recent`, `kv_dtype` and `kv_group` are not used.
         policy: "sinks" (first `n_sink` tokens + the most recent), "window", "knorm" (per layer: sinks,
             recent tokens, then the keys of smallest norm), or an `EvictionPolicy`.
         n_sink: sink tokens of the "sinks" and "knorm" policies (ignored by "window").
@@ -232,21 +236,15 @@ def streaming_perplexity(
         kv_dtype, kv_group: quantized storage, as for `kvlimit.generate` (None: the model's dtype).
     """
     ids = _as_ids(input_ids, model)
-    _check_positive(cache_limit, "cache_limit")
     _check_positive(segment, "segment")
-    if isinstance(policy, str) and policy.strip().lower() in BASELINES:
-        raise ValueError(
-            f"policy={policy!r} is a baseline: call recompute_perplexity or full_perplexity "
-            f"(streaming_perplexity takes {', '.join(policy_names())} or an EvictionPolicy)"
-        )
-    if isinstance(policy, EvictionPolicy):
-        config = LimitConfig.create(cache_limit, policy, kv_dtype=kv_dtype, kv_group=kv_group)
+    if isinstance(cache_limit, LimitConfig):
+        config = cache_limit
+        if config.cache_limit_tokens is None:
+            raise ValueError("cache_limit: a LimitConfig for streaming_perplexity needs its limit in tokens")
+        cache_limit, kv_dtype = config.cache_limit_tokens, config.kv_dtype
     else:
-        # n_sink has a default, so it goes only to policies that take it; an explicit n_recent must fit
-        settings = settings_for(policy, n_sink=n_sink) if isinstance(policy, str) else {}
-        config = LimitConfig.create(
-            cache_limit, policy, n_recent=n_recent, kv_dtype=kv_dtype, kv_group=kv_group, **settings
-        )
+        _check_positive(cache_limit, "cache_limit")
+        config = _config(cache_limit, policy, n_sink, n_recent, kv_dtype, kv_group)
     pol = config.policy
     protected = pol.protected_tokens
     room = pol.max_chunk(cache_limit)
@@ -257,8 +255,7 @@ def streaming_perplexity(
             f"chunk={chunk} does not fit cache_limit={cache_limit} with {protected} protected tokens; "
             f"use chunk <= {room}"
         )
-    spec = hf.inspect_model(model)
-    cache = build_cache(model, spec, config, cache_limit, max_length=None)
+    cache = build_cache(model, config)
     label = f"{pol.name}@{cache_limit}" + (f":{kv_dtype}" if kv_dtype else "")
     n = ids.numel()
     run = _Run(label, n, progress)
@@ -281,6 +278,28 @@ def streaming_perplexity(
         context_length=trained_context(model),
         segment=segment,
         kv_dtype=kv_dtype,
+    )
+
+
+def _config(
+    cache_limit: int,
+    policy: str | EvictionPolicy,
+    n_sink: int,
+    n_recent: int | None,
+    kv_dtype: str | None,
+    kv_group: int | None,
+) -> LimitConfig:
+    if isinstance(policy, str) and policy.strip().lower() in BASELINES:
+        raise ValueError(
+            f"policy={policy!r} is a baseline: call recompute_perplexity or full_perplexity "
+            f"(streaming_perplexity takes {', '.join(policy_names())} or an EvictionPolicy)"
+        )
+    if isinstance(policy, EvictionPolicy):
+        return LimitConfig.create(cache_limit, policy, kv_dtype=kv_dtype, kv_group=kv_group)
+    # n_sink has a default, so it goes only to policies that take it; an explicit n_recent must fit
+    settings = settings_for(policy, n_sink=n_sink) if isinstance(policy, str) else {}
+    return LimitConfig.create(
+        cache_limit, policy, n_recent=n_recent, kv_dtype=kv_dtype, kv_group=kv_group, **settings
     )
 
 
@@ -382,7 +401,7 @@ def full_perplexity(
             break
         try:
             with torch.no_grad():
-                out = model(input_ids=ids[start:stop][None], cache=cache, use_cache=True)
+                out = model(input_ids=ids[start:stop][None], **hf.cache_argument(cache), use_cache=True)
         except (MemoryError, RuntimeError) as exc:
             if not _is_oom(exc):
                 raise

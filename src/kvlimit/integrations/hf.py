@@ -15,16 +15,24 @@ rotary classes, generation loops and modes) only through this module; it imports
   `prepare_inputs_for_generation` on the instance (never the class) so that every forward gets the
   bounded cache's positions and attention mask, and advances the cache after each forward;
 - `run_decoding(...)`: dispatch to transformers' own `_sample` / `_beam_search` loops;
-- `generate_call_locals()`: the `streamer` / `assistant_model` that `GenerationMixin.generate` does
-  not forward to a `custom_generate` callable, read from its frame.
+  `prepared_by_generate(generation_config)`: whether transformers' generate prepared a call;
+  `enclosing_generate_arguments()`: the `streamer` / `assistant_model` that `GenerationMixin.generate`
+  does not forward to a `custom_generate` callable, read from its frame (used only where
+  transformers alone saw the call: `custom_generate=kvlimit.generate`);
+- the release adapter: the supported range (`MIN_TRANSFORMERS`, checked at import), the name of the
+  cache argument (`CACHE_ARG`: `cache` from 5.24, `past_key_values` before) with `cache_argument`,
+  `output_cache`, `passed_cache`, `put_cache` and `normalize_cache_argument`, and the per-layer
+  types and windows (`layer_types_and_windows`: 5.18 returns one shared dict of layer kwargs).
 
-Facts this relies on (transformers 5.25): the model kwarg is `cache` (was `past_key_values`);
-`generate(custom_generate=callable)` prepares inputs, expands rows for beams, then calls the
-callable with `(model, input_ids, logits_processor=, stopping_criteria=, generation_config=,
-**custom_kwargs, **model_kwargs)` and swallows `streamer`; masks are built by `create_causal_mask`
-from a 2D mask read at columns `kv_offset + i` of `cache.get_mask_sizes`, with queries at
-`cache.get_query_offset`; with no 2D mask they are sized from the cache alone (and sdpa's per-step
-all-ones check of a given mask, a host sync, is skipped).
+Facts this relies on (transformers 5.18 to 5.25): `generate(custom_generate=callable)` prepares
+inputs, expands rows for beams, then calls the callable with `(model, input_ids,
+logits_processor=, stopping_criteria=, generation_config=, **custom_kwargs, **model_kwargs)` and
+swallows `streamer`; masks are built by `create_causal_mask` from a 2D mask read at columns
+`kv_offset + i` of `cache.get_mask_sizes`, with queries at `cache.get_query_offset` (from 5.14;
+kvlimit's floor is 5.18); with no 2D mask they are sized from the cache alone (and sdpa's per-step
+all-ones check of a given mask, a host sync, is skipped). A forward given the cache under the other
+release's name swallows it into `**kwargs` and runs on a fresh cache of its own, silently: every
+call here goes through `cache_argument`, and `probe_kv_shapes` refuses a probe that wrote nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +49,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import torch
+import transformers
+from packaging.version import Version
 from transformers import GenerationConfig, PreTrainedModel
 from transformers.cache_utils import (
     Cache,
@@ -65,9 +75,85 @@ from ..positions.rope import RopeSpec
 
 logger = logging.getLogger(__name__)
 
+# --- the release adapter ------------------------------------------------------------------------
+#: The oldest transformers release kvlimit supports (and tests); pyproject.toml says the same.
+MIN_TRANSFORMERS = "5.18.0"
+TRANSFORMERS_VERSION = Version(transformers.__version__)
+if Version(TRANSFORMERS_VERSION.base_version) < Version(MIN_TRANSFORMERS):
+    raise ImportError(
+        f"kvlimit needs transformers >= {MIN_TRANSFORMERS} (and < 6); this environment has "
+        f"{transformers.__version__}: pip install 'transformers>={MIN_TRANSFORMERS},<6'"
+    )
+
+
+def _names_cache(function: Callable[..., Any]) -> str:
+    """The name `function` takes a cache by: `cache` (transformers 5.24 on) or `past_key_values`.
+
+    Tested by the new name's presence: 5.25 shows both names in the mask builders' signatures.
+    """
+    return "cache" if "cache" in inspect.signature(function).parameters else "past_key_values"
+
+
+#: The keyword a model forward, generate's model kwargs and the model's outputs use for the cache.
+CACHE_ARG = _names_cache(GenerationMixin.prepare_inputs_for_generation)
+#: The other release's name for it (accepted from users and renamed).
+OTHER_CACHE_ARG = "past_key_values" if CACHE_ARG == "cache" else "cache"
+#: The keyword the mask builders take the cache by.
+MASK_CACHE_ARG = _names_cache(create_causal_mask)
+
+
+def cache_argument(cache: Any) -> dict[str, Any]:
+    """`{name: cache}` for a model forward or generate, under this release's name."""
+    return {CACHE_ARG: cache}
+
+
+def output_cache(output: Any) -> Any:
+    """The cache a model output or a generate output (`return_dict_in_generate=True`) holds."""
+    return getattr(output, CACHE_ARG)
+
+
+def passed_cache(kwargs: dict[str, Any]) -> Any:
+    """The cache a call's keyword arguments (or generate's model kwargs) carry, or None."""
+    return kwargs.get(CACHE_ARG)
+
+
+def put_cache(kwargs: dict[str, Any], cache: Any) -> None:
+    """Make `cache` the one generate's model kwargs carry (replacing generate's own)."""
+    kwargs.pop(OTHER_CACHE_ARG, None)
+    kwargs[CACHE_ARG] = cache
+
+
+def normalize_cache_argument(kwargs: dict[str, Any]) -> None:
+    """A user's `cache=` / `past_key_values=` under this release's name (either is accepted)."""
+    if kwargs.get(OTHER_CACHE_ARG) is None:
+        kwargs.pop(OTHER_CACHE_ARG, None)
+        return
+    if kwargs.get(CACHE_ARG) is not None:
+        raise ValueError("pass the cache once: cache= (transformers 5.24 on) or past_key_values= (before)")
+    kwargs[CACHE_ARG] = kwargs.pop(OTHER_CACHE_ARG)
+
+
+def layer_types_and_windows(config: Any) -> tuple[list[str], list[int | None]]:
+    """Per layer, its type ("full_attention", "sliding_attention", ...) and sliding window (None: full).
+
+    transformers 5.18 returns one dict of layer kwargs shared by every layer; 5.19 on, one per layer.
+    """
+    layer_types, per_layer = get_layer_types_and_kwargs(config)
+    if isinstance(per_layer, dict):
+        sliding = ("sliding_attention", "hybrid_sliding", "chunked_attention")
+        window = per_layer.get("sliding_window")
+        return list(layer_types), [window if lt in sliding else None for lt in layer_types]
+    return list(layer_types), [kw.get("sliding_window") for kw in per_layer]
+
+
 __all__ = [
     "ATTENTION_IMPLEMENTATIONS",
+    "CACHE_ARG",
     "FAMILIES",
+    "MASK_CACHE_ARG",
+    "MIN_TRANSFORMERS",
+    "OTHER_CACHE_ARG",
+    "TRANSFORMERS_VERSION",
     "Cache",
     "CacheLayerMixin",
     "DynamicCache",
@@ -85,18 +171,24 @@ __all__ = [
     "attention_tap",
     "attn_implementation",
     "build_mask_dict",
+    "cache_argument",
     "check_decoding_mode",
-    "generate_call_locals",
+    "enclosing_generate_arguments",
     "generation_mode",
     "inspect_model",
-    "is_prepared_call",
     "is_user_cache",
     "kv_bytes",
     "kv_bytes_of_layer",
+    "layer_types_and_windows",
     "make_reencode_fn",
     "model_name",
+    "normalize_cache_argument",
+    "output_cache",
+    "passed_cache",
+    "prepared_by_generate",
     "probe_kv_bytes_per_token",
     "probe_kv_shapes",
+    "put_cache",
     "run_decoding",
     "steer_generation",
     "step_model_inputs",
@@ -286,13 +378,12 @@ def inspect_model(model: PreTrainedModel) -> ModelSpec:
         )
     if attn.startswith("flash") and positions == "alibi":
         raise ValueError(f"{model_type} with ALiBi needs attn_implementation 'sdpa' or 'eager', not {attn!r}")
-    layer_types, per_layer = get_layer_types_and_kwargs(config)
+    layer_types, windows = layer_types_and_windows(config)
     for lt in layer_types:
         if lt not in ("full_attention", "sliding_attention"):
             raise _unsupported(
                 model_type, f"it has {lt!r} layers; kvlimit supports full and sliding attention layers"
             )
-    windows: list[int | None] = [kw.get("sliding_window") for kw in per_layer]
     rope: list[RopeSpec | None] = [None] * len(layer_types)
     bound: int | None = None
     if positions == "rope":
@@ -401,7 +492,7 @@ def build_mask_dict(
     query_length = query_ids.shape[1]
     config = text_config(model)
     embeds = torch.empty((query_ids.shape[0], query_length, 0), dtype=model.dtype, device=query_ids.device)
-    common = {"config": config, "inputs_embeds": embeds, "cache": cache, "position_ids": position_ids}
+    common = {"config": config, "inputs_embeds": embeds, MASK_CACHE_ARG: cache, "position_ids": position_ids}
     return {
         "full_attention": create_causal_mask(attention_mask=bounded_mask, **common),
         "sliding_attention": create_sliding_window_causal_mask(attention_mask=stock_mask, **common),
@@ -484,7 +575,7 @@ def steer_generation(model: Any, cache: PlannedCache, spec: ModelSpec) -> Iterat
 
     def prepare(input_ids: torch.Tensor, *args: Any, **kwargs: Any) -> dict[str, Any]:
         model_inputs = inner(input_ids, *args, **kwargs)
-        if model_inputs.get("cache") is not cache:
+        if model_inputs.get(CACHE_ARG) is not cache:
             raise RuntimeError(
                 f"{type(model).__name__}.prepare_inputs_for_generation replaced the bounded cache; "
                 "kvlimit cannot bound this model's generation"
@@ -624,11 +715,11 @@ def make_reencode_fn(model: PreTrainedModel) -> Any:
                 input_ids=ids,
                 attention_mask=mask,
                 position_ids=positions,
-                cache=fresh,
+                **cache_argument(fresh),
                 use_cache=True,
                 **extra,
             )
-        return [(layer.keys, layer.values) for layer in out.cache.layers]
+        return [(layer.keys, layer.values) for layer in output_cache(out).layers]
 
     return reencode
 
@@ -693,26 +784,29 @@ def run_decoding(
     )
 
 
-def is_prepared_call(
-    logits_processor: Any, stopping_criteria: Any, generation_config: Any, kwargs: dict[str, Any]
-) -> bool:
-    """True when `GenerationMixin.generate` (not a user) is calling a custom_generate callable."""
-    return (
-        isinstance(logits_processor, LogitsProcessorList)
-        and isinstance(stopping_criteria, StoppingCriteriaList)
-        and isinstance(generation_config, GenerationConfig)
-        and "use_cache" in kwargs
-    )
+def prepared_by_generate(generation_config: Any) -> bool:
+    """True when `GenerationMixin.generate` prepared this call's generation config (it is calling a
+    `custom_generate` callable), False for a user's call.
+
+    `generate` works on a deep copy of the user's config and sets the tensors of its special tokens
+    on it (`_prepare_special_tokens`: `_eos_token_tensor`, ...), which a config a user makes or loads
+    never has; every release from 5.18 to 5.25 does.
+    """
+    return isinstance(generation_config, GenerationConfig) and "_eos_token_tensor" in vars(generation_config)
 
 
 _GENERATE_CODE = inspect.unwrap(GenerationMixin.generate).__code__
 
 
-def generate_call_locals() -> dict[str, Any]:
+def enclosing_generate_arguments() -> dict[str, Any]:
     """`streamer` and `assistant_model` of the enclosing `GenerationMixin.generate` call.
 
-    transformers does not forward them to a `custom_generate` callable; the generate frame still
-    holds them as locals. Returns {} when no such frame is on the stack.
+    transformers does not forward them to a `custom_generate` callable: `_extract_generation_mode_kwargs`
+    replaces them by the callable's own new keyword arguments, and `streamer` is a named parameter
+    of `generate`, so it never reaches the callable by any argument. The generate frame still holds
+    them as locals; this is the one place kvlimit reads a frame, and only for
+    `custom_generate=kvlimit.generate` (a direct call and an enabled model carry them themselves).
+    Returns {} when no such frame is on the stack.
     """
     frame = sys._getframe(1)
     while frame is not None:
@@ -753,13 +847,15 @@ def kv_bytes_of_layer(layer: Any) -> int:
 
 @dataclass(frozen=True)
 class KVShape:
-    """One layer's cache of one token of one row: key and value heads and dims, bytes per element."""
+    """One layer's cache of one token of one row: key and value heads and dims, bytes per element,
+    and the device the layer's keys are on."""
 
     key_heads: int
     key_dim: int
     value_heads: int
     value_dim: int
     element_size: int
+    device: str = "cpu"
 
     @property
     def nbytes(self) -> int:
@@ -776,14 +872,20 @@ def probe_kv_shapes(model: PreTrainedModel) -> list[KVShape]:
     device = next(model.parameters()).device
     ids = torch.zeros((1, 1), dtype=torch.long, device=device)
     with torch.no_grad():
-        model(input_ids=ids, cache=probe, use_cache=True)
+        model(input_ids=ids, **cache_argument(probe), use_cache=True)
     shapes = []
     for layer in probe.layers:
         keys, values = getattr(layer, "keys", None), getattr(layer, "values", None)
         if isinstance(keys, torch.Tensor) and isinstance(values, torch.Tensor) and keys.numel():
             shapes.append(
-                KVShape(keys.shape[1], keys.shape[-1], values.shape[1], values.shape[-1], keys.element_size())
-            )
+                KVShape(keys.shape[1], keys.shape[-1], values.shape[1], values.shape[-1], keys.element_size(),
+                        str(keys.device))
+            )  # fmt: skip
+    if len(shapes) != len(probe.layers) or not shapes:
+        raise RuntimeError(
+            f"{type(model).__name__} wrote no keys into the cache passed as {CACHE_ARG}= (transformers "
+            f"{transformers.__version__}): it would run on a cache of its own, unbounded; kvlimit cannot bound it"
+        )
     return shapes
 
 

@@ -7,15 +7,31 @@ policy is one module plus one entry here.
 `make_policy("sinks", n_sink=2)` builds a policy by name; an `EvictionPolicy` object passes through.
 Unknown names and settings raise `ValueError` naming what is allowed (with the closest match).
 `settings_for(name, **values)` keeps just the settings a named policy takes, `policies_taking(setting)`
-names the policies that take one, `policy_help()` describes them all in one line.
+names the policies that take one, `policy_help()` describes them all in one line, and
+`declared_settings()` gives every setting's declaration (`base.setting`), from which generate's
+keyword arguments and the command line's options are made. A renamed setting's old name
+(`RENAMED_SETTINGS`) is still accepted, with a `FutureWarning`.
 """
 
 from __future__ import annotations
 
 import difflib
+import warnings
 from typing import Any
 
-from .base import EvictionPolicy, SlotView, default_chunk
+from .base import (
+    LAST,
+    MEAN,
+    RECENT,
+    AttentionKind,
+    AttentionMode,
+    EvictionPolicy,
+    SettingInfo,
+    SlotView,
+    WithSinks,
+    default_chunk,
+    setting,
+)
 from .h2o import HeavyHitters
 from .knorm import KeyNorm
 from .sinks import Sinks
@@ -33,6 +49,8 @@ POLICIES: dict[str, type[EvictionPolicy]] = {
     "snapkv": SnapKV,
 }
 DEFAULT_POLICY = "sinks"
+#: Old setting name -> new one (the old name is still accepted, with a FutureWarning).
+RENAMED_SETTINGS = {"window": "observation_window"}
 
 
 def policy_names() -> list[str]:
@@ -43,6 +61,29 @@ def policy_names() -> list[str]:
 def policies_taking(setting: str) -> list[str]:
     """The registered policies that accept `setting` (e.g. "n_sink")."""
     return [name for name, cls in POLICIES.items() if setting in cls.settings()]
+
+
+def declared_settings() -> dict[str, list[SettingInfo]]:
+    """Every policy setting, by name, with each registered policy's declaration of it (registry order)."""
+    out: dict[str, list[SettingInfo]] = {}
+    for cls in POLICIES.values():
+        for info in cls.setting_info():
+            out.setdefault(info.name, []).append(info)
+    return out
+
+
+def renamed(settings: dict[str, Any]) -> dict[str, Any]:
+    """`settings` with old setting names (`RENAMED_SETTINGS`) replaced by the new ones, warning once each."""
+    out = dict(settings)
+    for old, new in RENAMED_SETTINGS.items():
+        if out.get(old) is None:
+            out.pop(old, None)
+            continue
+        if out.get(new) is not None:
+            raise ValueError(f"{old} is the old name of {new}; give one of them")
+        warnings.warn(f"the setting {old}= is now called {new}=", FutureWarning, stacklevel=3)
+        out[new] = out.pop(old)
+    return out
 
 
 def settings_for(name: str, **values: Any) -> dict[str, Any]:
@@ -62,7 +103,7 @@ def make_policy(policy: str | EvictionPolicy | None = None, **settings: Any) -> 
 
     Settings whose value is None are ignored, so callers can forward optional arguments.
     """
-    given = {key: value for key, value in settings.items() if value is not None}
+    given = {key: value for key, value in renamed(settings).items() if value is not None}
     if isinstance(policy, EvictionPolicy):
         if given:
             raise ValueError(
@@ -93,19 +134,30 @@ def make_policy(policy: str | EvictionPolicy | None = None, **settings: Any) -> 
 
 __all__ = [
     "DEFAULT_POLICY",
+    "LAST",
+    "MEAN",
     "POLICIES",
+    "RECENT",
+    "RENAMED_SETTINGS",
+    "AttentionKind",
+    "AttentionMode",
     "EvictionPolicy",
     "HeavyHitters",
     "KeyNorm",
+    "SettingInfo",
     "Sinks",
     "SlotView",
     "SnapKV",
     "Tova",
     "Window",
+    "WithSinks",
+    "declared_settings",
     "default_chunk",
     "make_policy",
     "policies_taking",
     "policy_help",
     "policy_names",
+    "renamed",
+    "setting",
     "settings_for",
 ]

@@ -3,29 +3,36 @@
 Contract: a policy scores every slot of a cache row; the cache keeps the highest scores and evicts
 the lowest when it needs room. The base class owns the shared work (invalid slots score -inf,
 validation, description), so a subclass writes one method, `score`. Policies are small frozen
-dataclasses; their fields are the settings a user can pass (``policy="sinks", n_sink=2``).
+dataclasses; their fields are the settings a user can pass (``policy="sinks", n_sink=2``), each
+declared once with `setting(...)`: its default, a help line and a metavar, from which `kvlimit
+generate`'s keyword arguments (checked by a test) and the command line's options are made.
 
 `protected_tokens` counts tokens a policy never evicts (scored +inf); the cache relies on them being
-the first tokens of each row, so they sit in the first slots.
+the first tokens of each row, so they sit in the first slots. `WithSinks` is the one place that
+declares `n_sink` and marks a row's first tokens (`SlotView.first_tokens`).
 
 Two kinds of policy, told apart by the `per_layer` flag:
 
 - positional (`per_layer = False`): one decision per step for every layer, from what `SlotView`
   says about each slot (its token's index and id). Kept tokens take in-cache positions 0..n-1.
 - per layer (`per_layer = True`): each attention layer keeps its own tokens, scored from a
-  statistic of that layer's keys. The policy turns each new key into one number per token
-  (`token_statistic`, computed once when the key is stored); the cache keeps it beside the slot,
-  moves it with the slot, and hands it to `score` as `SlotView.statistic`. Nothing in the cache
-  is specific to one policy: a new key- or value-statistic policy is one file.
+  statistic of that layer's keys (`token_statistic`, computed once when the key is stored and kept
+  beside the slot as `SlotView.statistic`) or from the attention its keys receive
+  (`attention_mode(phase)`, an `AttentionMode` the cache's recorder implements; the parameters a
+  mode needs, such as SnapKV's observation window, travel in the mode). Nothing in the cache is
+  specific to one policy: a new key-statistic or attention policy is one file.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import torch
+
+from ..checks import check_int
 
 
 def default_chunk(cache_limit: int, protected: int = 0) -> int:
@@ -38,12 +45,66 @@ def default_chunk(cache_limit: int, protected: int = 0) -> int:
 
 
 def check_count(name: str, value: object, *, none_means: str | None = None) -> None:
-    """Raise ValueError unless `value` (the setting `name`) is an int >= 0, or None when `none_means` says what None does."""
-    if value is None and none_means is not None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        allowed = "an int >= 0" + (f" or None ({none_means})" if none_means else "")
-        raise ValueError(f"{name} must be {allowed}; got {value!r}")
+    """Raise ValueError unless the setting `name` is an int >= 0 (or None, when `none_means` says what None does)."""
+    if none_means is None:
+        check_int(name, value, at_least=0)
+    else:
+        check_int(name, value, at_least=0, none_means=none_means)
+
+
+def setting(default: Any, help: str, *, metavar: str = "N", default_text: str | None = None) -> Any:
+    """Declare a policy setting: a dataclass field with its default and how to explain it.
+
+    `help` says what the setting does, without its default; `default_text` words the default where
+    `repr(default)` would not ("a quarter of the cache"). `kvlimit generate`'s keyword arguments and
+    the command line's `--n-sink`-style options are made from these declarations.
+    """
+    meta = {"help": help, "metavar": metavar, "default_text": default_text}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class SettingInfo:
+    """One declared setting of one policy (see `setting`)."""
+
+    name: str
+    policy: str
+    default: Any
+    help: str
+    metavar: str
+    default_text: str
+
+    @property
+    def kind(self) -> type:
+        return str if self.metavar == "P" else int
+
+
+class AttentionKind(enum.Enum):
+    """How the attention a stored key receives is kept (see `kvlimit.cache.attention`)."""
+
+    LAST = "last"  # the newest query's attention replaces every score
+    RECENT = "recent"  # the step's queries' attention, each key's averaged over those that saw it
+    MEAN = "mean"  # summed over every query ever to see the key, divided by their number
+    WINDOW = "window"  # a prompt chunk's last `queries` queries, pooled over `pool` neighbouring keys
+
+
+@dataclass(frozen=True)
+class AttentionMode:
+    """What a policy asks the cache to record, with the parameters the kind needs."""
+
+    kind: AttentionKind
+    queries: int = 0  # WINDOW: how many of a chunk's last queries observe
+    pool: int = 1  # WINDOW: scores averaged over this many neighbouring keys (odd)
+
+    @property
+    def tracks_newest(self) -> bool:
+        """The newest query's attention is what a decode step evicts by (kept apart; see SlotView)."""
+        return self.kind in (AttentionKind.RECENT, AttentionKind.LAST)
+
+
+LAST = AttentionMode(AttentionKind.LAST)
+RECENT = AttentionMode(AttentionKind.RECENT)
+MEAN = AttentionMode(AttentionKind.MEAN)
 
 
 @dataclass(frozen=True)
@@ -75,6 +136,10 @@ class SlotView:
         """Slots per row (the cache's allocated size)."""
         return int(self.valid.shape[1])
 
+    def first_tokens(self, n: int) -> torch.Tensor:
+        """(batch, slots) bool: the slots holding one of their row's first `n` tokens (its sinks)."""
+        return (self.token_index >= 0) & (self.token_index < n)
+
 
 @dataclass(frozen=True)
 class EvictionPolicy:
@@ -87,12 +152,10 @@ class EvictionPolicy:
     #: of tokens per layer and fills `SlotView.statistic` from `token_statistic`. Positional
     #: policies decide once per step for all layers.
     per_layer: ClassVar[bool] = False
-    #: Policies that choose by attention name how the cache keeps the attention each key receives
-    #: (`SlotView.attention`): "last" (the newest query's), "recent" (the step's queries', each key's
-    #: averaged over those that saw it), "mean" (summed over every query ever to see the key, divided
-    #: by their number) or "window" (the last queries of a prompt chunk, pooled over neighbouring
-    #: keys); None: no attention is recorded. `attention_mode(phase)` may differ by phase.
-    attention: ClassVar[str | None] = None
+    #: Policies that choose by attention say how the cache keeps the attention each key receives
+    #: (`SlotView.attention`); None: no attention is recorded. `attention_mode(phase)` may differ
+    #: by phase.
+    attention: ClassVar[AttentionMode | None] = None
 
     def score(self, slots: SlotView) -> torch.Tensor:
         """(batch, slots) float keep-scores for the valid slots: higher is kept longer."""
@@ -107,7 +170,7 @@ class EvictionPolicy:
         """
         raise NotImplementedError(f"{self.describe()} is per-layer but defines no token_statistic")
 
-    def attention_mode(self, phase: str) -> str | None:
+    def attention_mode(self, phase: str) -> AttentionMode | None:
         """How attention is recorded in a "decode" or "chunk" step (default: `attention` in both)."""
         return self.attention
 
@@ -156,9 +219,39 @@ class EvictionPolicy:
         """Names of the settings this policy accepts."""
         return tuple(f.name for f in dataclasses.fields(cls))
 
+    @classmethod
+    def setting_info(cls) -> list[SettingInfo]:
+        """The declared settings of this policy (see `setting`)."""
+        out = []
+        for f in dataclasses.fields(cls):
+            meta = f.metadata
+            text = meta.get("default_text") or repr(f.default)
+            out.append(
+                SettingInfo(f.name, cls.name, f.default, meta.get("help", ""), meta.get("metavar", "N"), text)
+            )
+        return out
+
     def describe(self) -> str:
         values = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
         return f"{self.name}({values})" if values else self.name
+
+
+@dataclass(frozen=True)
+class WithSinks(EvictionPolicy):
+    """A policy that never evicts a row's first `n_sink` tokens (StreamingLLM's attention sinks)."""
+
+    n_sink: int = setting(4, "the first tokens of each row, never evicted (attention sinks)")
+
+    def __post_init__(self) -> None:
+        check_count("n_sink", self.n_sink)
+
+    @property
+    def protected_tokens(self) -> int:
+        return self.n_sink
+
+    def protect_sinks(self, slots: SlotView, scores: torch.Tensor) -> torch.Tensor:
+        """`scores` with each row's first `n_sink` tokens at +inf (never evicted)."""
+        return scores.masked_fill(slots.first_tokens(self.n_sink), float("inf"))
 
 
 #: Scores of tokens kept by rule (a recent window) sit above every criterion score (attention
@@ -167,7 +260,7 @@ RECENT_BONUS = 1.0e6
 
 
 @dataclass(frozen=True)
-class SinksAndRecent(EvictionPolicy):
+class SinksAndRecent(WithSinks):
     """A per-layer policy that never evicts a row's first `n_sink` tokens, keeps its `n_recent` newest
     by recency, and chooses among the rest by its own criterion: a subclass's `score` computes the
     criterion (higher is kept longer) and returns `self.guarded(slots, criterion)`.
@@ -179,16 +272,21 @@ class SinksAndRecent(EvictionPolicy):
     criterion: ClassVar[str] = "the criterion"
     recent_share: ClassVar[int] = 4
     recent_default: ClassVar[str] = "a quarter of the cache"
-    n_sink: int = 4
-    n_recent: int | None = None
+    n_recent: int | None = setting(
+        None,
+        "the newest tokens kept by recency, whatever the criterion says",
+    )
 
     def __post_init__(self) -> None:
-        check_count("n_sink", self.n_sink)
+        super().__post_init__()
         check_count("n_recent", self.n_recent, none_means=self.recent_default)
 
-    @property
-    def protected_tokens(self) -> int:
-        return self.n_sink
+    @classmethod
+    def setting_info(cls) -> list[SettingInfo]:
+        return [
+            dataclasses.replace(info, default_text=cls.recent_default) if info.name == "n_recent" else info
+            for info in super().setting_info()
+        ]
 
     def check_limit(self, cache_limit: int) -> None:
         super().check_limit(cache_limit)
@@ -209,6 +307,4 @@ class SinksAndRecent(EvictionPolicy):
         index = slots.token_index
         newest = index.max(dim=1, keepdim=True).values
         recent = index > newest - self.recent_window(slots.slots)
-        scores = torch.where(recent, RECENT_BONUS + index.float(), criterion)
-        is_sink = (index >= 0) & (index < self.n_sink)
-        return scores.masked_fill(is_sink, float("inf"))
+        return self.protect_sinks(slots, torch.where(recent, RECENT_BONUS + index.float(), criterion))

@@ -4,7 +4,7 @@ Zhang et al., 2023, "H2O: Heavy-Hitter Oracle for Efficient Generative Inference
 Models" (arXiv:2306.14048): accumulate the attention every query gives each key; keep a recent
 window and, in the rest of the budget, the keys with the largest accumulated attention.
 
-A per-layer policy on the attention the cache records (`attention = "mean"`). Deviations:
+A per-layer policy on the attention the cache records (`attention = MEAN`). Deviations:
 - accumulated sums favour old tokens (they were seen by more queries), so the score is the sum
   divided by the number of queries that could see the key, as kvpress's observed-attention press
   does; a new token starts from its own query's attention.
@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import torch
 
-from .base import SinksAndRecent, SlotView
+from .base import MEAN, AttentionMode, SinksAndRecent, SlotView
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class HeavyHitters(SinksAndRecent):
         "per layer, keep the first n_sink tokens, the n_recent newest and the most attended (H2O, mean attention)"
     )
     per_layer: ClassVar[bool] = True
-    attention: ClassVar[str | None] = "mean"
+    attention: ClassVar[AttentionMode | None] = MEAN
     criterion: ClassVar[str] = "heavy hitters"
     recent_share: ClassVar[int] = 2
     recent_default: ClassVar[str] = "half the cache"

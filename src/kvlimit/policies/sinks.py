@@ -16,25 +16,15 @@ from typing import ClassVar
 
 import torch
 
-from .base import EvictionPolicy, SlotView, check_count
+from .base import SlotView, WithSinks
 
 
 @dataclass(frozen=True)
-class Sinks(EvictionPolicy):
+class Sinks(WithSinks):
     """Never evict the first `n_sink` tokens of a row; otherwise evict the oldest."""
 
     name: ClassVar[str] = "sinks"
     summary: ClassVar[str] = "keep the first n_sink tokens and the most recent ones (StreamingLLM)"
-    n_sink: int = 4
-
-    def __post_init__(self) -> None:
-        check_count("n_sink", self.n_sink)
-
-    @property
-    def protected_tokens(self) -> int:
-        return self.n_sink
 
     def score(self, slots: SlotView) -> torch.Tensor:
-        recency = slots.token_index.float()
-        is_sink = (slots.token_index >= 0) & (slots.token_index < self.n_sink)
-        return recency.masked_fill(is_sink, float("inf"))
+        return self.protect_sinks(slots, slots.token_index.float())

@@ -1,15 +1,19 @@
 """`snapkv`: for prompts longer than the limit, keep what the end of each prompt chunk attends to.
 
 Li et al., 2024, "SnapKV: LLM Knows What You are Looking for Before Generation" (arXiv:2404.14469):
-the last `window` queries of a prompt (an observation window) show which earlier keys matter;
-their attention, summed and pooled over neighbouring positions, picks the keys to keep, per layer.
+the last queries of a prompt (an observation window) show which earlier keys matter; their
+attention, summed and pooled over neighbouring positions, picks the keys to keep, per layer.
 
-A per-layer policy on the attention the cache records (`attention_mode("chunk") = "window"`). A
-prompt longer than the limit is prefilled in chunks; before each chunk the cache evicts, by the
-pooled attention of the previous chunk's last `window` real queries, keeping the first `n_sink`
-tokens and the `window` newest (the observation window itself, as the paper does). Generation then
-goes on with the `decode_policy`: "sinks" (evict the oldest, the default) or "tova" (the token the
-newest query attends to least).
+A per-layer policy on the attention the cache records (`attention_mode("chunk")` is a WINDOW mode
+carrying `observation_window` and `pool`). A prompt longer than the limit is prefilled in chunks;
+before each chunk the cache evicts, by the pooled attention of the previous chunk's last
+`observation_window` real queries, keeping the first `n_sink` tokens and the `observation_window`
+newest (the observation window itself, as the paper does). Generation then goes on with the
+`decode_policy`: "sinks" (evict the oldest, the default) or "tova" (the token the newest query
+attends to least).
+
+The setting was called `window` until kvlimit 0.1 (a name it shared with the `window` policy);
+`window=` is still accepted for it (`kvlimit.config.RENAMED`).
 
 Deviations: the paper compresses a whole prompt once before generation; kvlimit streams it, so each
 chunk is compressed against the chunk before it, and the window is counted in real tokens per row
@@ -23,31 +27,42 @@ from typing import ClassVar
 
 import torch
 
-from .base import RECENT_BONUS, EvictionPolicy, SlotView, check_count
+from .base import (
+    RECENT,
+    RECENT_BONUS,
+    AttentionKind,
+    AttentionMode,
+    SlotView,
+    WithSinks,
+    check_count,
+    setting,
+)
 
 #: Policies generation may go on with after a SnapKV prefill.
 DECODE_POLICIES = ("sinks", "tova")
 
 
 @dataclass(frozen=True)
-class SnapKV(EvictionPolicy):
-    """Per layer, in prompt chunks: keep the first `n_sink` tokens, the `window` newest, and the keys the
-    last `window` queries attend to most (pooled over `pool` neighbours); then decode with `decode_policy`."""
+class SnapKV(WithSinks):
+    """Per layer, in prompt chunks: keep the first `n_sink` tokens, the `observation_window` newest, and
+    the keys the last `observation_window` queries attend to most (pooled over `pool` neighbours); then
+    decode with `decode_policy`."""
 
     name: ClassVar[str] = "snapkv"
     summary: ClassVar[str] = (
-        "per layer, for long prompts: keep what each chunk's last window queries attend to (SnapKV), "
-        "then go on with decode_policy=sinks or tova"
+        "per layer, for long prompts: keep what each chunk's last observation_window queries attend to "
+        "(SnapKV), then go on with decode_policy=sinks or tova"
     )
     per_layer: ClassVar[bool] = True
-    n_sink: int = 4
-    window: int = 32
-    pool: int = 5
-    decode_policy: str = "sinks"
+    observation_window: int = setting(32, "how many of a prompt chunk's last queries observe what to keep")
+    pool: int = setting(5, "observed scores are averaged over this many neighbouring keys (odd)")
+    decode_policy: str = setting(
+        "sinks", "how generation goes on after the prompt: sinks or tova", metavar="P", default_text="sinks"
+    )
 
     def __post_init__(self) -> None:
-        check_count("n_sink", self.n_sink)
-        check_count("window", self.window)
+        super().__post_init__()
+        check_count("observation_window", self.observation_window)
         if (
             isinstance(self.pool, bool)
             or not isinstance(self.pool, int)
@@ -62,20 +77,15 @@ class SnapKV(EvictionPolicy):
                 f"decode_policy={self.decode_policy!r} is not one of {', '.join(map(repr, DECODE_POLICIES))}"
             )
 
-    @property
-    def protected_tokens(self) -> int:
-        return self.n_sink
-
-    def attention_mode(self, phase: str) -> str | None:
+    def attention_mode(self, phase: str) -> AttentionMode | None:
         if phase == "chunk":
-            return "window"
-        return "recent" if self.decode_policy == "tova" else None
+            return AttentionMode(AttentionKind.WINDOW, queries=self.observation_window, pool=self.pool)
+        return RECENT if self.decode_policy == "tova" else None
 
     def score(self, slots: SlotView) -> torch.Tensor:
         index = slots.token_index
-        is_sink = (index >= 0) & (index < self.n_sink)
         if slots.phase == "decode" and self.decode_policy == "sinks":
-            return index.float().masked_fill(is_sink, float("inf"))
+            return self.protect_sinks(slots, index.float())
         if slots.attention is None:
             raise ValueError(
                 "snapkv needs SlotView.attention (the attention scores), which the cache records"
@@ -83,5 +93,6 @@ class SnapKV(EvictionPolicy):
         scores = slots.attention
         if slots.phase == "chunk":  # the observation window itself is kept, as in the paper
             newest = index.max(dim=1, keepdim=True).values
-            scores = torch.where(index > newest - self.window, RECENT_BONUS + index.float(), scores)
-        return scores.masked_fill(is_sink, float("inf"))
+            recent = index > newest - self.observation_window
+            scores = torch.where(recent, RECENT_BONUS + index.float(), scores)
+        return self.protect_sinks(slots, scores)

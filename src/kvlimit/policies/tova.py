@@ -4,7 +4,7 @@ Oren et al., 2024, "Transformers are Multi-State RNNs" (arXiv:2401.06104), Token
 Attention: when the cache is over budget, drop the token with the lowest attention from the current
 query, attention averaged over all heads, one decision per layer for all its KV heads.
 
-A per-layer policy on the attention the cache records (`attention = "recent"`: each step the newest
+A per-layer policy on the attention the cache records (`attention = RECENT`: each step the newest
 query's weights over every kept key, from the model's own forward; see `kvlimit.cache.attention`).
 
 Deviations from the paper (and from its code: Llama/Mistral, transformers 4.36, eager attention):
@@ -26,11 +26,11 @@ from typing import ClassVar
 
 import torch
 
-from .base import EvictionPolicy, SlotView, check_count
+from .base import RECENT, AttentionMode, SlotView, WithSinks
 
 
 @dataclass(frozen=True)
-class Tova(EvictionPolicy):
+class Tova(WithSinks):
     """Per layer: never evict the first `n_sink` tokens; otherwise the one the newest query attends to least."""
 
     name: ClassVar[str] = "tova"
@@ -38,18 +38,9 @@ class Tova(EvictionPolicy):
         "per layer, keep the first n_sink tokens and evict the one the newest query attends to least (TOVA)"
     )
     per_layer: ClassVar[bool] = True
-    attention: ClassVar[str | None] = "recent"
-    n_sink: int = 4
-
-    def __post_init__(self) -> None:
-        check_count("n_sink", self.n_sink)
-
-    @property
-    def protected_tokens(self) -> int:
-        return self.n_sink
+    attention: ClassVar[AttentionMode | None] = RECENT
 
     def score(self, slots: SlotView) -> torch.Tensor:
         if slots.attention is None:
             raise ValueError("tova needs SlotView.attention (the attention scores), which the cache records")
-        is_sink = (slots.token_index >= 0) & (slots.token_index < self.n_sink)
-        return slots.attention.masked_fill(is_sink, float("inf"))
+        return self.protect_sinks(slots, slots.attention)

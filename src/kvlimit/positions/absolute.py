@@ -14,14 +14,11 @@ stored key cannot be moved. Two keepers, a user's choice (`positions=`):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import torch
 
-from .base import PositionKeeper
-
-if TYPE_CHECKING:
-    from ..cache import BoundedCache
+from .base import CacheView, PositionKeeper
 
 #: Runs a fresh forward over (ids, mask, positions), each (batch, n), and returns every layer's (keys, values).
 ReencodeFn = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], list[tuple[torch.Tensor, torch.Tensor]]]
@@ -33,6 +30,7 @@ class AbsoluteClamp(PositionKeeper):
     name: ClassVar[str] = "clamp"
 
     def __init__(self, bound: int):
+        super().__init__()
         self.bound = bound
 
     def new_positions(self, positions: torch.Tensor) -> torch.Tensor:
@@ -50,17 +48,18 @@ class AbsoluteReencode(PositionKeeper):
     name: ClassVar[str] = "reencode"
 
     def __init__(self, bound: int, reencode: ReencodeFn):
+        super().__init__()
         self.bound = bound
         self.reencode_fn = reencode
 
-    def begin_step(self, cache: BoundedCache, incoming: Sequence[int]) -> None:
+    def begin_step(self, cache: CacheView, incoming: Sequence[int]) -> None:
         if cache.columns_seen == 0:
             return
         due = cache.rows.reaching(incoming, self.bound)
         if any(due):
             self.reencode(cache, incoming, [b for b, d in enumerate(due) if d])
 
-    def reencode(self, cache: BoundedCache, incoming: Sequence[int], rows_due: Sequence[int]) -> None:
+    def reencode(self, cache: CacheView, incoming: Sequence[int], rows_due: Sequence[int]) -> None:
         """Re-encode the rows `rows_due` at positions 0..n-1, after evicting what their `incoming` tokens need.
 
         Only those rows are touched (the others are re-encoded when their own positions need it), so
@@ -72,23 +71,23 @@ class AbsoluteReencode(PositionKeeper):
             need[b] = max(0, rows.kept[b] + incoming[b] - cache.slots)
         if any(need):
             cache.evict(need)
-        (group,) = cache.slot_groups  # one kept set: positional policies only (see make_keeper)
-        device = group.valid.device
+        (kept,) = cache.kept_sets  # one kept set: positional policies only (see make_keeper)
+        device = kept.valid.device
         due = torch.tensor(list(rows_due), device=device)
         width = max(rows.kept[b] for b in rows_due)
-        index = group.time_order(empty_first=True).index_select(0, due)[:, cache.slots - width :]
-        ids = group.token_ids.index_select(0, due).gather(1, index).clamp(min=0)
-        mask = group.valid.index_select(0, due).gather(1, index).long()
+        index = kept.time_order(empty_first=True).index_select(0, due)[:, cache.slots - width :]
+        ids = kept.token_ids.index_select(0, due).gather(1, index).clamp(min=0)
+        mask = kept.valid.index_select(0, due).gather(1, index).long()
         positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
         per_layer = self.reencode_fn(ids, mask, positions)
         local, cols = mask.bool().nonzero(as_tuple=True)
         real_rows, slots = due[local], index[local, cols]
-        group.positions[real_rows, slots] = positions[local, cols]
-        for layer in cache.bounded_layers():
-            keys, values = per_layer[layer.layer_idx]
-            layer.store(real_rows, slots, keys[local, :, cols], values[local, :, cols])
+        kept.set_positions(real_rows, slots, positions[local, cols])
+        for layer in cache.bounded_indices:
+            keys, values = per_layer[layer]
+            cache.store.write(layer, real_rows, slots, keys[local, :, cols], values[local, :, cols])
         shift = list(rows.shift)
         for b in rows_due:
             shift[b] = rows.seen[b] - rows.kept[b]
         rows.set(shift=shift)
-        cache.stats["reencodes"] += 1
+        self.reencodes += 1

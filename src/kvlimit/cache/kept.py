@@ -1,10 +1,12 @@
-"""The per-slot bookkeeping of one slot group: which token each slot of each row holds.
+"""The per-slot bookkeeping of one kept set: which token each slot of each row holds.
 
-Contract: a slot group is the set of bounded layers that keep the same tokens (one group for every
+Contract: a kept set is the set of bounded layers that keep the same tokens (one kept set for every
 layer under a positional policy, one per bounded layer under a per-layer policy). Every tensor is
-`(batch, slots)`; a slot is empty where `valid` is False. The group moves as a whole: `gather_`
+`(batch, slots)`; a slot is empty where `valid` is False. The kept set moves as a whole: `gather_`
 reorders the slots of every row, `select_` replaces rows (beam reorders, batch expansion), and
-both move every tensor at once, so no per-slot state can fall out of step with another.
+both move every tensor at once, so no per-slot state can fall out of step with another. Positions
+change only through `set_positions`, `shift_positions` and `place_first` (the position keepers'
+operations), tokens through `store`, `vacate` and `clear` (the step planner's).
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from ..policies import SlotView
 
 
 @dataclass
-class SlotState:
-    """Per-row, per-slot bookkeeping of one slot group. Every tensor is (batch, slots).
+class KeptSet:
+    """Per-row, per-slot bookkeeping of one kept set. Every tensor is (batch, slots).
 
     Attributes:
         valid: bool, True where a slot holds a token.
@@ -56,7 +58,7 @@ class SlotState:
         with_attention: bool = False,
         with_count: bool = False,
         with_newest: bool = False,
-    ) -> SlotState:
+    ) -> KeptSet:
         def filled(value: int) -> torch.Tensor:
             return torch.full((batch, slots), value, dtype=torch.long, device=device)
 
@@ -122,6 +124,24 @@ class SlotState:
         self.valid[rows, slots] = False
         self.token_index[rows, slots] = -1
         self.token_ids[rows, slots] = -1
+
+    def set_positions(self, rows: torch.Tensor, slots: torch.Tensor, positions: torch.Tensor) -> None:
+        """Slot `slots[i]` of row `rows[i]` now holds a key encoded at `positions[i]`."""
+        self.positions[rows, slots] = positions
+
+    def shift_positions(self, delta: torch.Tensor, start: int = 0) -> None:
+        """Every slot from `start` on of row b moved by `delta[b]` positions (a rebase)."""
+        self.positions[:, start:] += delta[:, None]
+
+    def place_first(self, positions: torch.Tensor) -> None:
+        """The first `positions.shape[1]` slots of each row (its sinks) are at `positions` (batch, n)."""
+        self.positions[:, : positions.shape[1]] = positions
+
+    def replace_positions(self, positions: torch.Tensor) -> torch.Tensor:
+        """Every slot's position replaced by `positions` (batch, slots); returns the change per slot."""
+        delta = positions - self.positions
+        self.positions = positions
+        return delta
 
     def _tensors(self) -> list[str]:
         return [f.name for f in fields(self) if getattr(self, f.name) is not None]

@@ -1,0 +1,126 @@
+"""`kvlimit.build_cache`: a `BoundedCache` for a model, from a `LimitConfig`.
+
+Contract: `build_cache(model, config, rows=..., max_length=...)` reads the model's facts once
+(`integrations.hf.inspect_model`: family, positions, layer types, rotary frequencies; `sizing`: the
+shape of one token in each layer), resolves a byte budget to tokens for `rows` rows, and puts the
+cache together: which layers are bounded and which stay transformers' own sliding layers, the store
+that owns their keys and values (quantized with `kv_dtype`), the position keeper for the model's
+scheme, and `cache.config`, the config with its limit in tokens. Errors name the parameter; a model
+kvlimit cannot bound raises `UnsupportedModelError` listing what is supported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cache import BoundedCache, KVStore, LayerLayout, QuantizedStore, StoreLayout, quant
+from .checks import check_int
+from .config import LimitConfig
+from .integrations import hf
+from .positions import make_keeper
+from .sizing import kv_shapes, token_limit
+
+#: Positional policies rebase RoPE keys once positions reach max(this, 4 x the limit): rare, and small
+#: enough that float32 angles stay exact.
+REBASE_MIN = 32768
+#: Per-layer policies re-rank RoPE keys to in-cache positions when positions reach this x the limit,
+#: so no kept key is ever further than that from the query.
+RANK_EVERY = 2
+
+
+def build_cache(
+    model: Any,
+    config: LimitConfig,
+    *,
+    rows: int = 1,
+    max_length: int | None = None,
+    rebase_after: int | None = None,
+    rank_every: int = RANK_EVERY,
+) -> BoundedCache:
+    """A `BoundedCache` for `model` as `config` says, for `rows` rows (batch x beams).
+
+    max_length: the longest sequence the cache will see; storage is `min(limit, max_length)` slots
+    per row (None: the limit). rebase_after: RoPE keys of a positional policy are rebased to in-cache
+    positions before a position reaches this (default `max(4 x limit, REBASE_MIN)`); a per-layer
+    policy re-ranks a row's keys when its positions reach `rank_every x limit`. Both are kept below
+    the model's own position bound (dynamic / longrope contexts, GPT-J's table).
+    """
+    if not isinstance(config, LimitConfig):
+        raise ValueError(
+            f"config must be a kvlimit.LimitConfig (LimitConfig.create(...)); got {type(config).__name__}"
+        )
+    check_int("rows", rows, at_least=1)
+    check_int("max_length", max_length, at_least=1, none_means="the limit")
+    check_int("rebase_after", rebase_after, at_least=1, none_means="the default interval")
+    check_int("rank_every", rank_every, at_least=1)
+    spec = hf.inspect_model(model)
+    limit = token_limit(model, config, rows)
+    policy = config.policy
+    layout = _layout(spec, limit)
+    absolute_mode = _absolute_mode(spec, config)
+    if spec.positions == "rope":
+        if rebase_after is None:
+            rebase_after = rank_every * limit if policy.per_layer else max(4 * limit, REBASE_MIN)
+        if spec.position_bound is not None:
+            rebase_after = min(rebase_after, spec.position_bound)
+    reencode = (
+        hf.make_reencode_fn(model) if spec.positions == "absolute" and absolute_mode == "reencode" else None
+    )
+    keeper = make_keeper(spec.positions, policy, absolute_mode=absolute_mode, position_bound=spec.position_bound,
+                         rebase_after=rebase_after, reencode=reencode)  # fmt: skip
+    slots = limit if max_length is None else max(1, min(limit, max_length))
+    store = _store(
+        model, config, layout, slots, sinks_pristine=spec.positions == "rope" and not policy.per_layer
+    )
+    cache = BoundedCache(limit, policy, layout, keeper, store, position_bound=spec.position_bound)
+    cache.model_spec = spec
+    cache.config = config.with_tokens(limit)
+    return cache
+
+
+def _layout(spec: hf.ModelSpec, limit: int) -> LayerLayout:
+    """Which layers are bounded: all but a model's own sliding layers whose window is below the limit."""
+    kinds = [
+        "sliding"
+        if layer_type == "sliding_attention" and window is not None and window < limit
+        else "bounded"
+        for layer_type, window in zip(spec.layer_types, spec.sliding_windows, strict=True)
+    ]
+    if "sliding" in kinds and "bounded" in kinds and not spec.mask_dict:
+        raise hf.UnsupportedModelError(
+            f"{spec.model_type} mixes sliding and full attention layers but its forward takes no dict of masks; "
+            f"use cache_limit <= {min(w for w in spec.sliding_windows if w is not None)}"
+        )
+    return LayerLayout(kinds=kinds, sliding_windows=spec.sliding_windows, rope=spec.rope)
+
+
+def _absolute_mode(spec: hf.ModelSpec, config: LimitConfig) -> str:
+    """How learned absolute positions are kept: the user's `positions=`, else reencode (clamp per layer:
+    a re-encode is one fresh forward over one kept window, and per-layer policies keep one per layer)."""
+    if config.positions == "auto":
+        return "clamp" if config.policy.per_layer else "reencode"
+    if spec.positions != "absolute":
+        raise ValueError(
+            f"positions={config.positions!r} applies to learned absolute positions (gpt2, opt, gpt_bigcode); "
+            f"{spec.model_type} uses {spec.scheme}, whose kept tokens always take in-cache positions"
+        )
+    return config.positions
+
+
+def _store(
+    model: Any, config: LimitConfig, layout: LayerLayout, slots: int, *, sinks_pristine: bool
+) -> KVStore:
+    """The store of the bounded layers: float, or quantized with `config.kv_dtype`."""
+    shapes = kv_shapes(model)
+    bounded = layout.bounded
+    store_layout = StoreLayout(
+        slots,
+        bounded,
+        shapes={i: shapes[i] if i < len(shapes) else None for i in bounded},
+        rope={i: layout.rope[i] for i in bounded},
+        pristine_slots=config.policy.protected_tokens if sinks_pristine else 0,
+    )
+    if config.kv_dtype is None:
+        return KVStore(store_layout)
+    return QuantizedStore(store_layout, scheme=quant.scheme(config.kv_dtype), kv_group=config.kv_group,
+                          float_slots=config.policy.protected_tokens)  # fmt: skip

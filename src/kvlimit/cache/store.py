@@ -1,0 +1,282 @@
+"""Where the keys and values of every bounded layer live: one owner, a few named operations.
+
+Contract: a `KVStore` holds the keys and values of each bounded layer, `(batch, kv_heads, slots,
+head_dim)` per layer, in the model's dtype. Layers of one shape, device and rotation (their
+`StoreLayout.stack`) share one tensor `(layers, batch, kv_heads, slots, head_dim)`, allocated once at
+the first write to any of them; each layer's storage is a view of it, so that moving the sinks of
+every layer, or the rows of every layer, is one operation per stack. Nothing outside the store holds
+or assigns a layer's storage. The cache, the position keepers and the attention recorder use:
+
+- writes: `write_token` (decode: one new token per row, into a slot each), `write` (tokens at
+  (row, slot) pairs: prompt chunks, re-encodes), `as_stored` (a chunk's own new keys and values as
+  storage will give them back: identical here, rounded in a quantized store);
+- reads: `read` (slots 0..n-1 in the model's dtype), `gather` (chosen slots per row);
+- moves: `permute_slots` (reorder a layer's slots per row), `select_rows` (beams, batch changes);
+- positions: `rotate_keys` (a layer's keys from a slot on, by per-row or per-slot position deltas:
+  RoPE rebases and re-ranks) and `rotate_sinks` (every RoPE stack's first `pristine_slots` slots,
+  placed by per-row deltas from their pristine copy: a positional policy's sinks, each step).
+
+The first `pristine_slots` slots of each row (a positional RoPE policy's sinks, which are written
+once and never evicted) also keep a pristine copy: the key as first written, at its original
+position, from which `rotate_sinks` places it exactly wherever the sinks must sit. `nbytes()`
+counts the keys and values attended (what a limit bounds); the pristine copies are
+`overhead_bytes()`.
+
+A quantized store (`kvlimit.cache.quantized.QuantizedStore`) overrides the per-layer storage
+operations; its stacks hold the float sinks only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+import torch
+
+from ..integrations.hf import KVShape
+from ..positions.rope import RopeSpec
+
+__all__ = ["KVStore", "Placement", "Stack", "StoreLayout"]
+
+
+@dataclass
+class StoreLayout:
+    """What the store must know of each bounded layer before any key arrives.
+
+    Attributes:
+        slots: slots per row.
+        layers: the bounded layers' model indices.
+        shapes: per bounded layer, the `KVShape` of one token (from a probe forward; None: unknown,
+            the layer gets a stack of its own).
+        rope: per bounded layer, the `RopeSpec` of its keys, or None.
+        pristine_slots: the first slots also kept pristine (a positional RoPE policy's sinks), 0: none.
+    """
+
+    slots: int
+    layers: list[int]
+    shapes: dict[int, KVShape | None] = field(default_factory=dict)
+    rope: dict[int, RopeSpec | None] = field(default_factory=dict)
+    pristine_slots: int = 0
+
+    def stacks(self) -> list[list[int]]:
+        """The bounded layers grouped into stacks: equal known shape, device and rotation."""
+        groups: dict[Hashable, list[int]] = {}
+        for idx in self.layers:
+            shape = self.shapes.get(idx)
+            key: Hashable = ("alone", idx) if shape is None else (shape, id(self.rope.get(idx)))
+            groups.setdefault(key, []).append(idx)
+        return list(groups.values())
+
+
+@dataclass
+class Stack:
+    """The float storage of some layers: keys (layers, batch, kv_heads, n, head_dim), values likewise,
+    and the pristine first slots of the keys (layers, batch, kv_heads, pristine_slots, head_dim)."""
+
+    members: list[int]
+    rope: RopeSpec | None
+    keys: torch.Tensor | None = None
+    values: torch.Tensor | None = None
+    pristine: torch.Tensor | None = None
+
+    def tensors(self) -> list[torch.Tensor]:
+        return [t for t in (self.keys, self.values) if t is not None]
+
+
+class KVStore:
+    """The keys and values of every bounded layer (see the module docstring)."""
+
+    def __init__(self, layout: StoreLayout):
+        self.layout = layout
+        self.slots = layout.slots
+        self.pristine_slots = min(layout.pristine_slots, layout.slots)
+        self.stacks = [Stack(members, layout.rope.get(members[0])) for members in layout.stacks()]
+        self._where = {idx: (stack, i) for stack in self.stacks for i, idx in enumerate(stack.members)}
+        self.dtype: torch.dtype | None = None
+
+    # --- allocation ---------------------------------------------------------------------------
+    def has(self, layer: int) -> bool:
+        """The layer's storage exists (its stack was allocated by a first write)."""
+        return self._where[layer][0].keys is not None
+
+    def allocate(self, layer: int, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+        """Allocate the stack of `layer` for rows of `key_states` (batch, kv_heads, q, head_dim), once."""
+        stack, _ = self._where[layer]
+        if stack.keys is not None:
+            return
+        self.dtype = key_states.dtype
+        batch = key_states.shape[0]
+        count = len(stack.members)
+        keys_shape = (count, batch, key_states.shape[1], self._float_slots(), key_states.shape[-1])
+        values_shape = (count, batch, value_states.shape[1], self._float_slots(), value_states.shape[-1])
+        stack.keys = key_states.new_zeros(keys_shape)
+        stack.values = value_states.new_zeros(values_shape)
+        if self.pristine_slots and stack.rope is not None:
+            stack.pristine = key_states.new_zeros((*keys_shape[:3], self.pristine_slots, keys_shape[-1]))
+        for member in stack.members:
+            self._allocate_layer(member, key_states, value_states)
+
+    def _float_slots(self) -> int:
+        """Slots each layer keeps in the model's dtype in its stack (all of them here)."""
+        return self.slots
+
+    def _allocate_layer(self, layer: int, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+        """Per-layer storage beside the stacks (a quantized store's codes); nothing here."""
+
+    def keys_of(self, layer: int) -> torch.Tensor:
+        """The layer's float key storage (batch, kv_heads, n, head_dim), a view of its stack."""
+        stack, i = self._where[layer]
+        assert stack.keys is not None, f"layer {layer} has no storage yet"
+        return stack.keys[i]
+
+    def values_of(self, layer: int) -> torch.Tensor:
+        stack, i = self._where[layer]
+        assert stack.values is not None, f"layer {layer} has no storage yet"
+        return stack.values[i]
+
+    def _pristine_of(self, layer: int) -> torch.Tensor | None:
+        stack, i = self._where[layer]
+        return None if stack.pristine is None else stack.pristine[i]
+
+    # --- writes -------------------------------------------------------------------------------
+    def write_token(
+        self, layer: int, slot: torch.Tensor, key_states: torch.Tensor, value_states: torch.Tensor, *,
+        first_index: int = 0,
+    ) -> None:  # fmt: skip
+        """Decode: write row b's one new key/value (batch, kv_heads, 1, head_dim) into slot `slot[b]`.
+
+        `first_index`: the smallest token index among the new tokens, known on the host; once every row
+        is past the pristine slots, none of them can be written there (sinks are a row's first tokens).
+        """
+        index = slot.view(-1, 1, 1, 1)
+        self.keys_of(layer).scatter_(2, index.expand_as(key_states), key_states)
+        self.values_of(layer).scatter_(2, index.expand_as(value_states), value_states)
+        self._keep_pristine_token(layer, slot, key_states, first_index)
+
+    def _keep_pristine_token(
+        self, layer: int, slot: torch.Tensor, key_states: torch.Tensor, first_index: int
+    ) -> None:
+        """Rows whose new token lands in a pristine slot also keep it there (a masked write)."""
+        pristine = self._pristine_of(layer)
+        n = self.pristine_slots
+        if pristine is None or first_index >= n:
+            return
+        at = slot.clamp(max=n - 1).view(-1, 1, 1, 1).expand_as(key_states)
+        first = (slot < n).view(-1, 1, 1, 1)
+        pristine.scatter_(2, at, torch.where(first, key_states, pristine.gather(2, at)))
+
+    def write(
+        self, layer: int, rows: torch.Tensor, slots: torch.Tensor, keys: torch.Tensor, values: torch.Tensor
+    ) -> None:
+        """Write `keys[i]` / `values[i]` (kv_heads, head_dim) into slot `slots[i]` of row `rows[i]`."""
+        stored_keys = self.keys_of(layer)
+        stored_keys[rows, :, slots] = keys.to(stored_keys.dtype)
+        stored_values = self.values_of(layer)
+        stored_values[rows, :, slots] = values.to(stored_values.dtype)
+        self._keep_pristine(layer, rows, slots, keys)
+
+    def _keep_pristine(self, layer: int, rows: torch.Tensor, slots: torch.Tensor, keys: torch.Tensor) -> None:
+        pristine = self._pristine_of(layer)
+        if pristine is None:
+            return
+        first = slots < self.pristine_slots
+        pristine[rows[first], :, slots[first]] = keys[first].to(pristine.dtype)
+
+    def as_stored(
+        self, layer: int, key_states: torch.Tensor, value_states: torch.Tensor, placed: Placement | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """A chunk's new keys and values (batch, kv_heads, q, head_dim) as its own queries see them: as
+        storage will give them back (`placed`: where each real token goes). The same in every
+        chunking, so a row's results do not depend on how its prompt was split."""
+        return key_states, value_states
+
+    # --- reads --------------------------------------------------------------------------------
+    def read(self, layer: int, length: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """The keys and values of slots `0..length-1` (all slots for None), in the model's dtype."""
+        return self.keys_of(layer)[:, :, :length], self.values_of(layer)[:, :, :length]
+
+    def gather(self, layer: int, slots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The keys and values of slots `slots[b, i]` of row b, (batch, kv_heads, n, head_dim)."""
+        keys, values = self.read(layer)
+        index = slots[:, None, :, None]
+        return (
+            keys.gather(2, index.expand(-1, keys.shape[1], -1, keys.shape[-1])),
+            values.gather(2, index.expand(-1, values.shape[1], -1, values.shape[-1])),
+        )
+
+    # --- moves --------------------------------------------------------------------------------
+    def permute_slots(self, layer: int, permute: torch.Tensor) -> None:
+        """Slot j of row b takes what slot `permute[b, j]` held (batch, slots), in place."""
+        index = permute[:, None, :, None]
+        for stored in (self.keys_of(layer), self.values_of(layer)):
+            stored.copy_(stored.gather(2, index.expand_as(stored)))
+
+    def select_rows(self, index: torch.Tensor, *, in_place: bool) -> None:
+        """Keep rows `index` of every layer; `in_place` (same batch size) keeps the tensors."""
+        for stack in self.stacks:
+            for name in ("keys", "values", "pristine"):
+                stored = getattr(stack, name)
+                if stored is None:
+                    continue
+                if in_place:
+                    stored.copy_(stored.index_select(1, index))
+                else:
+                    setattr(stack, name, stored.index_select(1, index))
+
+    # --- positions ----------------------------------------------------------------------------
+    def rotate_keys(self, layer: int, rope: RopeSpec, delta: torch.Tensor, start: int = 0) -> None:
+        """Move the keys of slots `start..` of `layer` by `delta` positions: (batch,) per row, or
+        (batch, slots) per slot (only slots `start..` are read)."""
+        keys = self.keys_of(layer)
+        keys[:, :, start:] = _rotated(rope, keys[:, :, start:], delta, start)
+
+    def rotate_sinks(self, delta: torch.Tensor) -> None:
+        """Place the pristine slots of every RoPE stack `delta[b]` positions after where they were first
+        written, per row (batch,): `keys[..., :n, :] = rotate(pristine, delta)`."""
+        n = self.pristine_slots
+        for stack in self.stacks:
+            if stack.pristine is None or stack.keys is None or stack.rope is None:
+                continue
+            cos, sin = stack.rope.cos_sin(delta, delta.device)
+            stack.keys[:, :, :, :n] = stack.rope.apply(
+                stack.pristine, cos[None, :, None, None, :], sin[None, :, None, None, :]
+            )
+
+    # --- accounting ---------------------------------------------------------------------------
+    def layer_tensors(self, layer: int) -> list[torch.Tensor]:
+        """The tensors one layer's keys and values are held in (views of its stack)."""
+        if not self.has(layer):
+            return []
+        return [self.keys_of(layer), self.values_of(layer)]
+
+    def nbytes(self) -> int:
+        """Bytes of the keys and values held (every layer, every row): what the attention reads."""
+        return sum(t.numel() * t.element_size() for s in self.stacks for t in s.tensors())
+
+    def overhead_bytes(self) -> int:
+        """Bytes held beside the keys and values: the pristine copies of the sinks."""
+        return sum(
+            s.pristine.numel() * s.pristine.element_size() for s in self.stacks if s.pristine is not None
+        )
+
+    def reset(self) -> None:
+        """Drop every layer's storage (the next write allocates it again)."""
+        for stack in self.stacks:
+            stack.keys = stack.values = stack.pristine = None
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a chunk's real new tokens go: row `rows[i]`, column `cols[i]` of the chunk, slot `slots[i]`."""
+
+    rows: torch.Tensor
+    cols: torch.Tensor
+    slots: torch.Tensor
+
+
+def _rotated(rope: RopeSpec, keys: torch.Tensor, delta: torch.Tensor, start: int) -> torch.Tensor:
+    """`keys` (batch, heads, n, dim) moved by `delta`: (batch,) per row or (batch, slots) per slot."""
+    cos, sin = rope.cos_sin(delta, delta.device)
+    if delta.ndim == 1:
+        return rope.apply(keys, cos[:, None, None, :], sin[:, None, None, :])
+    return rope.apply(keys, cos[:, None, start:], sin[:, None, start:])

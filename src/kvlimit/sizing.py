@@ -1,0 +1,100 @@
+"""Memory sizing: what a token, a row and a forward's read cost, for every storage scheme.
+
+Contract: the one place that turns a model and a `LimitConfig` into bytes and tokens; generate, the
+batch job, the planner and the benchmarks all ask here.
+
+- `kv_shapes(model)`: per layer, the heads and dims one token of one row takes in the cache,
+  measured once per model, dtype and device with a one-token forward (exact for every family:
+  grouped-query, multi-query, per-layer head sizes) and remembered beside the model (a weak map:
+  nothing is written on the model).
+- `kv_bytes_per_token(model, kv_dtype, kv_group)`: one token of one row, all layers; quantized
+  schemes count their codes and scales (`kvlimit.cache.quant`), the layers of a model's own
+  sliding window stay in its dtype and are counted so.
+- `row_cost(model, config)`: a row of `n` tokens takes `n x per_token + per_row` (a quantized cache
+  also keeps its policy's sinks in the model's dtype: `per_row`).
+- `token_limit(model, config, rows)`: the limit in tokens per row, the given one or the largest that
+  fits a byte budget for `rows` rows.
+- `largest_layer_bytes_per_token(model)`: one token of the largest layer in the model's dtype, what a
+  quantized cache dequantizes at a time (the transient the planner counts).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .cache import quant
+from .config import LimitConfig
+from .integrations import hf
+
+_SHAPES: weakref.WeakKeyDictionary[Any, tuple[tuple[str, str], list[hf.KVShape]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def kv_shapes(model: Any) -> list[hf.KVShape]:
+    """Per layer, the `KVShape` of one token of one row (see the module docstring)."""
+    key = (str(model.dtype), str(model.device))
+    known = _SHAPES.get(model)
+    if known is None or known[0] != key:
+        known = (key, hf.probe_kv_shapes(model))
+        _SHAPES[model] = known
+    return known[1]
+
+
+def kv_bytes_per_token(
+    model: Any, kv_dtype: str | None = None, kv_group: int = quant.DEFAULT_KV_GROUP
+) -> int:
+    """Bytes of keys and values one token takes in the cache of one sequence (all layers)."""
+    shapes = kv_shapes(model)
+    if kv_dtype is None:
+        return sum(shape.nbytes for shape in shapes)
+    stored = quant.scheme(kv_dtype)
+    spec = hf.inspect_model(model)
+    sliding = {i for i, kind in enumerate(spec.layer_types) if kind == "sliding_attention"}
+    total = 0
+    for idx, shape in enumerate(shapes):
+        if idx in sliding:
+            total += shape.nbytes
+            continue
+        for heads, dim in ((shape.key_heads, shape.key_dim), (shape.value_heads, shape.value_dim)):
+            total += heads * stored.bytes_per_vector(dim, quant.block_size(dim, kv_group))
+    return total
+
+
+def largest_layer_bytes_per_token(model: Any) -> int:
+    """One token's keys and values in the model's dtype in its largest layer (see the module docstring)."""
+    return max(shape.nbytes for shape in kv_shapes(model))
+
+
+@dataclass(frozen=True)
+class RowCost:
+    """A row of `n` tokens takes `n x per_token + per_row` bytes of cache."""
+
+    per_token: int
+    per_row: int = 0
+
+    def __iter__(self) -> Iterator[int]:
+        """`per_token, per_row = row_cost(model, config)`."""
+        return iter((self.per_token, self.per_row))
+
+    def bytes_for(self, tokens: int, rows: int = 1) -> int:
+        return rows * (tokens * self.per_token + self.per_row)
+
+
+def row_cost(model: Any, config: LimitConfig) -> RowCost:
+    """The `RowCost` of `config`'s cache for `model` (see the module docstring)."""
+    per_token = kv_bytes_per_token(model, config.kv_dtype, config.kv_group)
+    if config.kv_dtype is None:
+        return RowCost(per_token)
+    return RowCost(per_token, config.policy.protected_tokens * kv_bytes_per_token(model))
+
+
+def token_limit(model: Any, config: LimitConfig, rows: int) -> int:
+    """Tokens per row: `config`'s limit, or the largest that fits its byte budget for `rows` rows."""
+    if config.cache_limit_tokens is not None:
+        return config.cache_limit_tokens
+    cost = row_cost(model, config)
+    return config.tokens_for(cost.per_token, rows, cost.per_row)
