@@ -87,8 +87,25 @@ def test_depth1_every_rope_type(rope_type):
     assert_depth1(make_model("llama", num_layers=1, rope_type=rope_type), "sinks", 2, rebase_after=4 * LIMIT)
 
 
-def test_depth1_default_rebase_far_past_the_context():
-    """Positions stay bounded with the production settings too: 4 x limit tokens beyond."""
+def test_depth1_production_rebase_interval(monkeypatch):
+    """The production rule (rebase before a position reaches max(4 x limit, REBASE_MIN)), with its floor
+    lowered so that it is reached: rows are rebased, and no kept key's position ever reaches 4 x limit."""
+    import kvlimit.build
+
+    monkeypatch.setattr(kvlimit.build, "REBASE_MIN", 16)
     model = make_model("llama", num_layers=1)
-    out = assert_depth1(model, "sinks", 4, new=60, limit=12)
-    assert max(out.cache.kept_positions(0)) < 4 * 12 + 60
+    out = assert_depth1(model, "sinks", 4, new=120, limit=12)
+    assert out.cache.stats["rebases"] >= 2
+    assert all(max(out.cache.kept_positions(row)) < 4 * 12 for row in range(2))
+
+
+@pytest.mark.parametrize(("family", "rope_type"), [("llama", "dynamic"), ("gptj", None)])
+def test_depth1_positions_stay_below_the_models_bound(family, rope_type):
+    """With the production settings, a model whose positions are bounded (dynamic RoPE's original context,
+    GPT-J's sin/cos table) is rebased below its bound, however far generation runs."""
+    model = make_model(family, num_layers=1, **({"rope_type": rope_type} if rope_type else {}))
+    bound = kvlimit.inspect_model(model).position_bound
+    assert bound is not None
+    out = assert_depth1(model, "sinks", 2, new=2 * bound, limit=12)
+    assert out.cache.stats["rebases"] >= 1
+    assert all(max(out.cache.kept_positions(row)) < bound for row in range(2))

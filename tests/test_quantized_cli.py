@@ -12,9 +12,8 @@ import json
 import pytest
 
 import kvlimit
-from kvlimit import cli, clitools
+from kvlimit import cli, clitools, jobs
 from kvlimit.bench.runner import BenchSettings, run_bench
-from kvlimit.commands import batch
 
 from .helpers import PROMPT, TinyModel, build_tiny
 
@@ -66,8 +65,8 @@ def test_batch_generate_takes_kv_dtype(tiny, tmp_path, monkeypatch):
         caches.append(out.cache)
         return out.sequences
 
-    original = batch.generate
-    monkeypatch.setattr(batch, "generate", spy)
+    original = jobs.generate
+    monkeypatch.setattr(jobs, "generate", spy)
     prompts = tmp_path / "p.txt"
     prompts.write_text("hello world\nthe lazy dog\nthe quick brown fox\n", encoding="utf-8")
     output = tmp_path / "out.jsonl"

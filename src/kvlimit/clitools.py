@@ -52,21 +52,27 @@ def cli_names(message: str) -> str:
     return message
 
 
+def declared(name: str) -> str:
+    """The declared help of one of the cache's own settings (`kvlimit.config.CACHE_OPTIONS`), in the
+    command line's words."""
+    option = next(o for o in CACHE_OPTIONS if o.name == name)
+    return cli_names(option.help).replace("with kv_dtype", "with --kv-dtype")
+
+
 def add_kv_storage_arguments(group: Any) -> None:
     """`--kv-dtype` and `--kv-group`: how the cache stores keys and values (one choice)."""
     group.add_argument(
         "--kv-dtype",
         metavar="|".join(("none", *BITS)),
         default="none",
-        help="store keys and values quantized (kvlimit.cache.quant): int8, int4 or fp8 codes with a "
-        "float16 scale per block, the sinks in float; none keeps the model's dtype (default: none)",
+        help=f"{declared('kv_dtype')}; none keeps the model's dtype (default: none)",
     )
     group.add_argument(
         "--kv-group",
         metavar="N",
         type=int,
         default=DEFAULT_KV_GROUP,
-        help=f"with --kv-dtype: dims per quantization block, one scale each (default: {DEFAULT_KV_GROUP})",
+        help=f"{declared('kv_group')} (default: {DEFAULT_KV_GROUP})",
     )
 
 

@@ -18,7 +18,6 @@ Ray is an optional extra (`pip install 'kvlimit[ray]'`): only this module import
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -30,8 +29,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from .clitools import CLIError, status
-from .commands.batch import BatchJob, BatchRunner, PromptItem, finished_ids, read_prompts
+from .jobs import BatchJob, BatchRunner, PromptItem, finished_ids, read_prompts
 
 logger = logging.getLogger(__name__)
 
@@ -41,11 +39,11 @@ DEFAULT_UNIT = 16
 
 
 def import_ray() -> Any:
-    """The `ray` module, or a `CLIError` that says how to install it."""
+    """The `ray` module, or an `ImportError` that says how to install it."""
     try:
         import ray
     except ImportError as exc:
-        raise CLIError(
+        raise ImportError(
             "--ray needs the ray package: pip install 'kvlimit[ray]' (or pip install ray)"
         ) from exc
     return ray
@@ -225,21 +223,4 @@ def _manifest(
     }
 
 
-def run_corpus_command(args: argparse.Namespace, job: BatchJob) -> int:
-    """`kvlimit generate --prompts FILE --output DIR --ray [ADDRESS]`."""
-    import_ray()
-    if not args.output:
-        raise CLIError("--ray writes shards: give --output DIR")
-    load = {"dtype": args.dtype, "device": args.device, "attn_implementation": args.attn}
-    address = None if args.ray in ("", "local") else args.ray
-    status(args, f"Ray: {args.workers} workers of {args.worker_cpus} CPU(s) and {args.worker_gpus} GPU(s)"
-                 + (f" at {address}" if address else " on a local cluster"))  # fmt: skip
-    manifest = generate_corpus(args.prompts, args.output, job, model=args.model, load=load, address=address,
-                               workers=args.workers, worker_cpus=args.worker_cpus, worker_gpus=args.worker_gpus,
-                               progress=not args.quiet)  # fmt: skip
-    status(args, f"{manifest['complete']} of {manifest['prompts']} prompts complete in {len(manifest['shards'])} "
-                 f"shards under {args.output} ({manifest['seconds']} s)")  # fmt: skip
-    return 0 if manifest["complete"] == manifest["prompts"] else 1
-
-
-__all__ = ["MANIFEST", "CorpusWorker", "generate_corpus", "import_ray", "run_corpus_command"]
+__all__ = ["MANIFEST", "CorpusWorker", "generate_corpus", "import_ray"]

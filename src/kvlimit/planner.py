@@ -37,6 +37,7 @@ import psutil
 import torch
 
 from .cache.quant import DEFAULT_KV_GROUP
+from .checks import check_int
 from .config import LimitConfig, parse_bytes
 from .integrations import hf
 from .memory import read_peak_rss, reset_peak_rss
@@ -266,7 +267,6 @@ def _check(new_tokens: int, num_beams: int, prompt_tokens: int, limits: Sequence
         ("num_beams", num_beams),
         ("prompt_tokens", prompt_tokens),
     ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an int >= 1; got {value!r}")
+        check_int(name, value, at_least=1)
     if not limits or any(isinstance(v, bool) or not isinstance(v, int) or v < 2 for v in limits):
         raise ValueError(f"limits must be cache limits in tokens (ints >= 2); got {list(limits)}")

@@ -24,6 +24,8 @@ from dataclasses import dataclass, fields
 
 import torch
 
+from ..checks import check_int
+
 #: Dims per block (one scale each) unless a user says otherwise (`kv_group=`; "group size" as KIVI
 #: and llama.cpp say): llama.cpp's q8_0 / q4_0 blocks.
 DEFAULT_KV_GROUP = 32
@@ -179,9 +181,8 @@ def block_size(dim: int, kv_group: int) -> int:
 
 def check_kv_group(kv_group: object) -> int:
     """Validate a `kv_group` setting (dims per quantization block)."""
-    if isinstance(kv_group, bool) or not isinstance(kv_group, int) or kv_group < 2 or kv_group % 2:
-        raise ValueError(
-            f"kv_group must be an even int >= 2 (dims per quantization block, default {DEFAULT_KV_GROUP}); "
-            f"got {kv_group!r}"
-        )
-    return kv_group
+    rule = f"an even int >= 2 (dims per quantization block, default {DEFAULT_KV_GROUP})"
+    value = check_int("kv_group", kv_group, at_least=2, allowed=rule)
+    if value % 2:
+        raise ValueError(f"kv_group must be {rule}; got {kv_group!r}")
+    return value

@@ -34,6 +34,7 @@ from ..clitools import (
     add_policy_settings,
     check_number,
     cli_names,
+    declared,
     format_bytes,
     kv_storage_from_args,
     load_with_status,
@@ -108,14 +109,13 @@ def _add_cache_arguments(parser: argparse.ArgumentParser) -> None:
         "--cache-limit",
         metavar="N|SIZE",
         default=DEFAULT_CACHE_LIMIT,
-        help="most tokens the KV cache holds per sequence, or a memory budget for the whole cache "
-        f"such as 64MiB or 1.5GB, covering all layers and beams (default: {DEFAULT_CACHE_LIMIT} tokens)",
+        help=f"{declared('cache_limit')} (default: {DEFAULT_CACHE_LIMIT} tokens)",
     )
     cache.add_argument(
         "--policy",
         default="sinks",
         metavar="|".join(policy_names()),
-        help=f"what to evict once the cache is full: {_as_options(policy_help())} (default: sinks)",
+        help=f"{declared('policy')}: {_as_options(policy_help())} (default: sinks)",
     )
     add_kv_storage_arguments(cache)
     add_policy_settings(cache)

@@ -29,6 +29,7 @@ from typing import Any
 
 import torch
 
+from ..checks import check_int
 from ..generation import generate
 
 logger = logging.getLogger(__name__)
@@ -175,8 +176,7 @@ def _check(contexts: Sequence[int], limits: Sequence[int], depths: Sequence[floa
         raise ValueError("contexts needs at least one context length")
     if not depths or any(not 0.0 <= d <= 1.0 for d in depths):
         raise ValueError(f"depths must be fractions between 0 and 1; got {list(depths)}")
-    if isinstance(numbers, bool) or not isinstance(numbers, int) or numbers < 1:
-        raise ValueError(f"numbers must be a positive int (needles per cell); got {numbers!r}")
+    check_int("numbers", numbers, at_least=1, allowed="a positive int (needles per cell)")
 
 
 def plot_needle(result: NeedleResult, path: str | pathlib.Path, *, title: str | None = None) -> pathlib.Path:

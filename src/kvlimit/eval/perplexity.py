@@ -51,6 +51,7 @@ import torch.nn.functional as F
 from transformers import DynamicCache
 
 from ..build import build_cache
+from ..checks import check_int
 from ..config import LimitConfig
 from ..forward import forward_step
 from ..integrations import hf
@@ -544,8 +545,7 @@ def _as_ids(input_ids: torch.Tensor | Sequence[int], model: Any) -> torch.Tensor
 
 
 def _check_positive(value: Any, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{name} must be a positive int; got {value!r}")
+    check_int(name, value, at_least=1, allowed="a positive int")
 
 
 def _ppl(values: torch.Tensor) -> float:

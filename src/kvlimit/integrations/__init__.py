@@ -1,1 +1,2 @@
-"""Integrations with other libraries. `hf` is the only module that touches transformers internals."""
+"""Integrations with other libraries. `hf` (a package: release, models, steps, attention, decoding,
+probe) is the only place that touches transformers internals."""

@@ -1,0 +1,123 @@
+"""transformers' decoding loops, and how a `custom_generate` call is recognised.
+
+Contract: `run_decoding` runs transformers' own `_sample` / `_beam_search` for a generation mode
+(`check_decoding_mode` refuses the modes a bounded cache cannot run, saying why);
+`prepared_by_generate` tells transformers' call of a custom generate from a user's;
+`enclosing_generate_arguments` reads what transformers does not hand a custom generate callable.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import sys
+from typing import Any
+
+import torch
+from transformers import GenerationConfig, PreTrainedModel
+from transformers.generation.configuration_utils import GenerationMode
+from transformers.generation.logits_process import LogitsProcessorList
+from transformers.generation.stopping_criteria import StoppingCriteriaList
+from transformers.generation.utils import GenerationMixin
+
+logger = logging.getLogger(__name__)
+
+_DECODING_METHODS = {
+    GenerationMode.GREEDY_SEARCH: "_sample",
+    GenerationMode.SAMPLE: "_sample",
+    GenerationMode.BEAM_SEARCH: "_beam_search",
+    GenerationMode.BEAM_SAMPLE: "_beam_search",
+}
+
+#: Why the other modes are refused with a bounded cache.
+_UNSUPPORTED_MODES = {
+    GenerationMode.ASSISTED_GENERATION: (
+        "assisted / speculative decoding verifies several draft tokens per step and rolls the cache "
+        "back when they are rejected; a bounded cache has already evicted what a rollback would need"
+    ),
+    GenerationMode.CONTRASTIVE_SEARCH: "contrastive search lives in a Hub repository in transformers 5 and is not run by kvlimit",
+    GenerationMode.DOLA_GENERATION: "DoLa lives in a Hub repository in transformers 5 and is not run by kvlimit",
+    GenerationMode.GROUP_BEAM_SEARCH: "group beam search lives in a Hub repository in transformers 5 and is not run by kvlimit",
+    GenerationMode.CONSTRAINED_BEAM_SEARCH: "constrained beam search lives in a Hub repository in transformers 5 and is not run by kvlimit",
+}
+
+
+def check_decoding_mode(mode: GenerationMode) -> None:
+    if mode in _DECODING_METHODS:
+        return
+    why = _UNSUPPORTED_MODES.get(mode, "it is not one of the supported modes")
+    supported = "greedy search, multinomial sampling, beam search and beam sampling"
+    raise ValueError(
+        f"{mode.value.replace('_', ' ')} is not supported with cache_limit: {why}. Supported: {supported}"
+    )
+
+
+def run_decoding(
+    model: PreTrainedModel,
+    mode: GenerationMode,
+    input_ids: torch.Tensor,
+    logits_processor: LogitsProcessorList,
+    stopping_criteria: StoppingCriteriaList,
+    generation_config: GenerationConfig,
+    streamer: Any,
+    model_kwargs: dict[str, Any],
+) -> Any:
+    """Run transformers' own decoding loop for `mode`."""
+    method_name = _DECODING_METHODS.get(mode)
+    if method_name is None:
+        raise ValueError(
+            f"{mode.value.replace('_', ' ')} cannot run through custom_generate=kvlimit.generate; "
+            "call model.generate without it (kvlimit.enable routes such calls to transformers)"
+        )
+    method = getattr(model, method_name)
+    extra = {"streamer": streamer} if method_name == "_sample" else {}
+    return method(
+        input_ids,
+        logits_processor=logits_processor,
+        stopping_criteria=stopping_criteria,
+        generation_config=generation_config,
+        **extra,
+        **model_kwargs,
+    )
+
+
+def prepared_by_generate(generation_config: Any) -> bool:
+    """True when `GenerationMixin.generate` prepared this call's generation config (it is calling a
+    `custom_generate` callable), False for a user's call.
+
+    `generate` works on a deep copy of the user's config and sets the tensors of its special tokens
+    on it (`_prepare_special_tokens`: `_eos_token_tensor`, ...), which a config a user makes or loads
+    never has; every release from 5.18 to 5.25 does.
+    """
+    return isinstance(generation_config, GenerationConfig) and "_eos_token_tensor" in vars(generation_config)
+
+
+_GENERATE_CODE = inspect.unwrap(GenerationMixin.generate).__code__
+
+
+def enclosing_generate_arguments() -> dict[str, Any]:
+    """`streamer` and `assistant_model` of the enclosing `GenerationMixin.generate` call.
+
+    transformers does not forward them to a `custom_generate` callable: `_extract_generation_mode_kwargs`
+    replaces them by the callable's own new keyword arguments, and `streamer` is a named parameter
+    of `generate`, so it never reaches the callable by any argument. The generate frame still holds
+    them as locals; this is the one place kvlimit reads a frame, and only for
+    `custom_generate=kvlimit.generate` (a direct call and an enabled model carry them themselves).
+    Returns {} when no such frame is on the stack.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is _GENERATE_CODE:
+            local = frame.f_locals
+            return {name: local.get(name) for name in ("streamer", "assistant_model")}
+        frame = frame.f_back  # type: ignore[assignment]
+    return {}
+
+
+def generation_mode(generation_config: GenerationConfig, assistant_model: Any = None) -> GenerationMode:
+    return generation_config.get_generation_mode(assistant_model)
+
+
+def stock_generate(model: Any, *args: Any, **kwargs: Any) -> Any:
+    """transformers' own `generate`, bypassing an instance-level override set by `kvlimit.enable`."""
+    return type(model).generate(model, *args, **kwargs)

@@ -1,0 +1,265 @@
+"""Many prompts in one run, batched by length, resumable: the batch job as a library.
+
+Contract:
+- `read_prompts(path)`: one prompt per line (ids "1", "2", ... by line number; blank lines are
+  skipped), or JSON Lines (the first non-blank line starts with "{") with an "id" and a "prompt" per
+  line. A malformed line (bad JSON, no id or prompt, a duplicate id, an empty prompt) is a
+  `PromptsError` (a `ValueError`) naming the file and line.
+- A `BatchJob` is what every batch of a run shares (the `LimitConfig`, decoding, returns, batch
+  size); it pickles, so Ray workers (`kvlimit.distributed`) get it. `BatchRunner(loaded, job)` plans the
+  batch size and the token limit once, then generates prompts sorted by token length in left-padded
+  batches and appends one record per prompt and returned sequence to a sink: `id`, `prompt`,
+  `sequence` (0.. `num_return_sequences` - 1), `text`, `new_tokens`, `stop_reason` ("eos" or
+  "max_new_tokens"), `seconds` (the batch's). Each batch is one write, flushed and synced to disk.
+- `finished_ids(path, per_id)`: the ids whose records are all in an output file, after dropping a
+  torn last line or a half-written id: a rerun skips them, so a killed run resumes where it stopped
+  and redoes at most the batch in flight.
+- A byte budget (`cache_limit="64MiB"`) is turned into tokens once, for the planned batch, so every
+  prompt gets the same limit whatever its batch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import torch
+import transformers
+
+from .config import LimitConfig
+from .generation import generate
+from .models import LoadedModel
+from .planner import plan
+from .sizing import token_limit
+
+
+class PromptsError(ValueError):
+    """A prompts file that cannot be read, or a malformed line of it (the message names it)."""
+
+
+@dataclass(frozen=True)
+class PromptItem:
+    """One prompt of the input file and the line it came from (1-based)."""
+
+    id: str
+    prompt: str
+    line: int
+
+
+def read_prompts(path: str) -> list[PromptItem]:
+    """The prompts of `path` (see the module docstring); `PromptsError` naming the first bad line."""
+    try:
+        lines = pathlib.Path(path).expanduser().read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PromptsError(f"cannot read --prompts {path}: {exc}") from exc
+    numbered = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
+    if not numbered:
+        raise PromptsError(f"--prompts {path} holds no prompt")
+    jsonl = numbered[0][1].lstrip().startswith("{")
+    items = [_json_item(path, n, line) if jsonl else PromptItem(str(n), line, n) for n, line in numbered]
+    seen: dict[str, int] = {}
+    for item in items:
+        if item.id in seen:
+            raise PromptsError(
+                f"--prompts {path}, line {item.line}: id {item.id!r} is also on line {seen[item.id]}"
+            )
+        seen[item.id] = item.line
+    return items
+
+
+def _json_item(path: str, number: int, line: str) -> PromptItem:
+    where = f"--prompts {path}, line {number}"
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise PromptsError(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from exc
+    if not isinstance(record, dict) or "id" not in record or "prompt" not in record:
+        raise PromptsError(f'{where}: a JSON Lines prompt needs "id" and "prompt"')
+    if not isinstance(record["prompt"], str) or not record["prompt"].strip():
+        raise PromptsError(f"{where}: the prompt is empty or not a string")
+    if not isinstance(record["id"], str | int) or isinstance(record["id"], bool):
+        raise PromptsError(f"{where}: the id must be a string or an integer")
+    return PromptItem(str(record["id"]), record["prompt"], number)
+
+
+def finished_ids(path: pathlib.Path, per_id: int) -> set[str]:
+    """Ids whose `per_id` records are all in the output file; rewrites it without a torn tail or half ids."""
+    if not path.exists():
+        return set()
+    records: list[dict[str, Any]] = []
+    torn = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            torn = True  # a write cut short by a kill: only the last line can be
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[str(record.get("id"))] = counts.get(str(record.get("id")), 0) + 1
+    done = {i for i, n in counts.items() if n >= per_id}
+    if torn or len(done) != len(counts):
+        kept = [r for r in records if str(r.get("id")) in done]
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept), encoding="utf-8"
+        )
+        os.replace(temporary, path)
+    return done
+
+
+def batches(items: list[PromptItem], lengths: dict[str, int], size: int) -> Iterator[list[PromptItem]]:
+    """`items` sorted by token length, in batches of `size`."""
+    ordered = sorted(items, key=lambda item: (lengths[item.id], item.line))
+    for start in range(0, len(ordered), size):
+        yield ordered[start : start + size]
+
+
+@dataclass(frozen=True)
+class BatchJob:
+    """What every batch of a run shares; picklable, so that Ray workers (`kvlimit.distributed`) get it.
+
+    Attributes:
+        config: the cache limit (tokens, or bytes resolved once per run), policy and its settings.
+        decoding: generate's decoding arguments (`max_new_tokens`, `do_sample`, `num_beams`, ...).
+        num_return_sequences: sequences (records) per prompt.
+        raw: feed prompts as text, without the model's chat template.
+        batch_size: prompts per batch, or "auto" (the planner, with `memory`).
+        memory: "auto" or a size, for `batch_size="auto"`.
+        seed: seeds sampling once, before the first batch.
+    """
+
+    config: LimitConfig
+    decoding: dict[str, Any]
+    num_return_sequences: int = 1
+    raw: bool = False
+    batch_size: int | str = 8
+    memory: str | None = None
+    seed: int | None = None
+
+    @property
+    def rows_per_prompt(self) -> int:
+        return max(int(self.decoding.get("num_beams", 1)), self.num_return_sequences)
+
+
+class BatchRunner:
+    """A loaded model running a `BatchJob`: plans the batch size and the limit once, then generates batches."""
+
+    def __init__(self, loaded: LoadedModel, job: BatchJob):
+        self.loaded = loaded
+        self.job = job
+        self.size: int | None = None
+        self.limit: int | None = None
+        if job.seed is not None:
+            transformers.set_seed(job.seed)
+
+    def prepare(self, longest_prompt: int) -> tuple[int, int]:
+        """(batch size, cache limit in tokens), planned on the first call for prompts of `longest_prompt` tokens."""
+        if self.size is None or self.limit is None:
+            self.size = _batch_size(self.job, self.loaded, longest_prompt)
+            self.limit = _token_limit(self.job.config, self.loaded, self.size * self.job.rows_per_prompt)
+        return self.size, self.limit
+
+    def encode(self, items: Iterable[PromptItem]) -> dict[str, list[int]]:
+        return {item.id: _encode(self.loaded, item.prompt, raw=self.job.raw) for item in items}
+
+    def run(self, items: list[PromptItem], sink: TextIO, on_batch: Any = None) -> int:
+        """Generate `items` in batches sorted by length, appending each batch's records to `sink`; new tokens made."""
+        encoded = self.encode(items)
+        lengths = {key: len(ids) for key, ids in encoded.items()}
+        size, limit = self.prepare(max(lengths.values()))
+        tokens = 0
+        for batch in batches(items, lengths, size):
+            records = _generate_batch(self.loaded, batch, encoded, limit, self.job)
+            append_records(sink, records)
+            tokens += sum(r["new_tokens"] for r in records)
+            if on_batch is not None:
+                on_batch(batch, records)
+        return tokens
+
+
+def _encode(loaded: LoadedModel, prompt: str, *, raw: bool) -> list[int]:
+    tokenizer = loaded.tokenizer
+    encoded: Any  # a BatchEncoding either way; the tokenizer stubs say less
+    if loaded.is_instruct and not raw:
+        messages = [{"role": "user", "content": prompt}]
+        encoded = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=True)
+    else:
+        encoded = tokenizer(prompt)
+    return [int(i) for i in encoded["input_ids"]]
+
+
+def _batch_size(job: BatchJob, loaded: LoadedModel, prompt: int) -> int:
+    if job.batch_size != "auto":
+        return int(job.batch_size)
+    limit = job.config.cache_limit_tokens or 1024
+    memory = job.memory or "auto"
+    result = plan(loaded.model, memory=memory, new_tokens=int(job.decoding["max_new_tokens"]),
+                  num_beams=job.rows_per_prompt, prompt_tokens=prompt, limits=[max(2, limit)],
+                  policy=job.config.policy)  # fmt: skip
+    fits = result.rows[0].sequences
+    if fits < 1:
+        raise ValueError(
+            f"--memory {memory} does not fit one sequence at cache_limit {limit}; see kvlimit plan"
+        )
+    return int(fits)
+
+
+def _token_limit(config: LimitConfig, loaded: LoadedModel, rows: int) -> int:
+    return token_limit(loaded.model, config, rows)
+
+
+def _generate_batch(
+    loaded: LoadedModel, batch: list[PromptItem], encoded: dict[str, list[int]], limit: int, job: BatchJob
+) -> list[dict[str, Any]]:
+    """Generate one batch (left-padded) and return its records."""
+    tokenizer, model = loaded.tokenizer, loaded.model
+    width = max(len(encoded[item.id]) for item in batch)
+    pad = tokenizer.pad_token_id
+    device = next(model.parameters()).device
+    ids = torch.tensor([[pad] * (width - len(encoded[i.id])) + encoded[i.id] for i in batch], device=device)
+    mask = torch.tensor(
+        [[0] * (width - len(encoded[i.id])) + [1] * len(encoded[i.id]) for i in batch], device=device
+    )
+    start = time.perf_counter()
+    returns = job.num_return_sequences
+    with torch.no_grad():
+        out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=job.config.with_tokens(limit),
+                       num_return_sequences=returns, pad_token_id=pad, **job.decoding)  # fmt: skip
+    seconds = round(time.perf_counter() - start, 3)
+    eos = set(_eos_ids(model, tokenizer))
+    records = []
+    for row in range(out.shape[0]):
+        item = batch[row // returns]
+        new = out[row, width:].tolist()
+        end = next((k + 1 for k, t in enumerate(new) if t in eos), len(new))
+        records.append({
+            "id": item.id,
+            "prompt": item.prompt,
+            "sequence": row % returns,
+            "text": tokenizer.decode(new[:end], skip_special_tokens=True, clean_up_tokenization_spaces=False),
+            "new_tokens": end,
+            "stop_reason": "eos" if end < len(new) or (new and new[-1] in eos) else "max_new_tokens",
+            "seconds": seconds,
+        })  # fmt: skip
+    return records
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> Iterable[int]:
+    eos = model.generation_config.eos_token_id
+    if eos is None:
+        eos = tokenizer.eos_token_id
+    return [eos] if isinstance(eos, int) else list(eos or [])
+
+
+def append_records(sink: TextIO, records: list[dict[str, Any]]) -> None:
+    """One write per batch, flushed and synced: a kill leaves at most a torn last line."""
+    sink.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    sink.flush()
+    if sink is not sys.stdout:
+        os.fsync(sink.fileno())
