@@ -92,12 +92,14 @@ class KVStore:
         self.pristine_slots = min(layout.pristine_slots, layout.slots)
         self.stacks = [Stack(members, layout.rope.get(members[0])) for members in layout.stacks()]
         self._where = {idx: (stack, i) for stack in self.stacks for i, idx in enumerate(stack.members)}
+        # each layer's views of its stack, made once per allocation (the hot path reads them every step)
+        self._views: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
         self.dtype: torch.dtype | None = None
 
     # --- allocation ---------------------------------------------------------------------------
     def has(self, layer: int) -> bool:
         """The layer's storage exists (its stack was allocated by a first write)."""
-        return self._where[layer][0].keys is not None
+        return layer in self._views
 
     def allocate(self, layer: int, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
         """Allocate the stack of `layer` for rows of `key_states` (batch, kv_heads, q, head_dim), once."""
@@ -115,6 +117,12 @@ class KVStore:
             stack.pristine = key_states.new_zeros((*keys_shape[:3], self.pristine_slots, keys_shape[-1]))
         for member in stack.members:
             self._allocate_layer(member, key_states, value_states)
+        self._refresh_views(stack)
+
+    def _refresh_views(self, stack: Stack) -> None:
+        assert stack.keys is not None and stack.values is not None
+        for i, member in enumerate(stack.members):
+            self._views[member] = (stack.keys[i], stack.values[i])
 
     def _float_slots(self) -> int:
         """Slots each layer keeps in the model's dtype in its stack (all of them here)."""
@@ -125,14 +133,10 @@ class KVStore:
 
     def keys_of(self, layer: int) -> torch.Tensor:
         """The layer's float key storage (batch, kv_heads, n, head_dim), a view of its stack."""
-        stack, i = self._where[layer]
-        assert stack.keys is not None, f"layer {layer} has no storage yet"
-        return stack.keys[i]
+        return self._views[layer][0]
 
     def values_of(self, layer: int) -> torch.Tensor:
-        stack, i = self._where[layer]
-        assert stack.values is not None, f"layer {layer} has no storage yet"
-        return stack.values[i]
+        return self._views[layer][1]
 
     def _pristine_of(self, layer: int) -> torch.Tensor | None:
         stack, i = self._where[layer]
@@ -222,6 +226,8 @@ class KVStore:
                     stored.copy_(stored.index_select(1, index))
                 else:
                     setattr(stack, name, stored.index_select(1, index))
+            if not in_place and stack.keys is not None:
+                self._refresh_views(stack)
 
     # --- positions ----------------------------------------------------------------------------
     def rotate_keys(self, layer: int, rope: RopeSpec, delta: torch.Tensor, start: int = 0) -> None:
@@ -263,6 +269,7 @@ class KVStore:
         """Drop every layer's storage (the next write allocates it again)."""
         for stack in self.stacks:
             stack.keys = stack.values = stack.pristine = None
+        self._views.clear()
 
 
 @dataclass(frozen=True)
