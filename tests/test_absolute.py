@@ -17,6 +17,7 @@ from .helpers import (
     kept_indices,
     left_padded,
     make_model,
+    output_cache,
     real_tokens,
 )
 
@@ -30,7 +31,7 @@ def test_four_tables_of_new_tokens(family, mode):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=32, positions=mode,
                            max_new_tokens=new, min_new_tokens=new, return_dict_in_generate=True)  # fmt: skip
     assert out.sequences.shape[1] == ids.shape[1] + new
-    cache = out.cache
+    cache = output_cache(out)
     assert max(max(cache.kept_positions(r)) for r in range(2)) < MAX_POSITIONS
     if mode == "reencode":
         assert cache.stats["reencodes"] >= 4

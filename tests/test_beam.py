@@ -13,7 +13,15 @@ import torch
 
 import kvlimit
 
-from .helpers import FAMILIES, attn_implementations, beam_score, left_padded, make_model, replay_logits
+from .helpers import (
+    FAMILIES,
+    attn_implementations,
+    beam_score,
+    left_padded,
+    make_model,
+    output_cache,
+    replay_logits,
+)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -78,7 +86,7 @@ def test_left_padded_rows_keep_their_own_sinks_through_beam_reorders():
     ids, mask = left_padded(model, lengths=(3, 8))
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=6, n_sink=2, max_new_tokens=20,
                            min_new_tokens=20, num_beams=3, num_return_sequences=3, return_dict_in_generate=True)  # fmt: skip
-    cache = out.cache
+    cache = output_cache(out)
     for row in range(6):
         item = row // 3
         first_real = ids[item][mask[item].bool()][:2].tolist()

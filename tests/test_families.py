@@ -57,6 +57,12 @@ def _generate(model, ids: torch.Tensor, mask: torch.Tensor | None = None) -> tor
     return out[:, ids.shape[1] :]
 
 
+def _gptj_table(model):
+    """GPT-J's sin/cos table: on its rotary module (transformers 5.24 on) or on each attention (before)."""
+    rotary = getattr(model.transformer, "rotary_emb", None)
+    return rotary.embed_positions if rotary is not None else model.transformer.h[0].attn.embed_positions
+
+
 def _head_dim(config) -> int:
     return getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
 
@@ -82,7 +88,7 @@ _FEATURES = {
     "stablelm": lambda m: 2 * m.model.rotary_emb.inv_freq.numel() < _head_dim(m.config),
     "gptj": lambda m: (
         m.config.rotary_dim < _head_dim(m.config)
-        and tuple(m.transformer.rotary_emb.embed_positions.shape) == (MAX_POSITIONS, m.config.rotary_dim)
+        and tuple(_gptj_table(m).shape) == (MAX_POSITIONS, m.config.rotary_dim)
     ),
     "gpt2": lambda m: m.transformer.wpe.num_embeddings == MAX_POSITIONS,
     "gpt_bigcode": lambda m: m.config.multi_query and m.transformer.wpe.num_embeddings == MAX_POSITIONS,

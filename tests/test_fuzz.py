@@ -47,6 +47,7 @@ from .helpers import (
     left_padded,
     make_model,
     model_type,
+    output_cache,
     replay_logits,
 )
 
@@ -190,8 +191,8 @@ def check(case: Case) -> None:
     with pytest.MonkeyPatch.context() as patch:
         recorder = LimitRecorder(patch, case.limit)
         out = run(case, model, ids, mask, **budget)
-    assert recorder.steps >= 1 and out.cache.cache_limit == case.limit
-    assert max(out.cache.stored_tokens()) <= case.limit
+    assert recorder.steps >= 1 and output_cache(out).cache_limit == case.limit
+    assert max(output_cache(out).stored_tokens()) <= case.limit
     if max(case.lengths) + case.max_new <= case.limit:
         check_identity(case, model, ids, mask, out)
     if case.mode == "beams":
@@ -253,7 +254,7 @@ def check_rows(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, ou
     expanded_mask = mask.repeat_interleave(case.num_return, dim=0)
     cache = fresh_cache(case, model)
     replayed = replay_logits(model, cache, expanded_ids, expanded_mask, out.sequences[:, ids.shape[1] :],
-                             chunk=prefill_chunk(case, ids.shape[1], out.cache))  # fmt: skip
+                             chunk=prefill_chunk(case, ids.shape[1], output_cache(out)))  # fmt: skip
     torch.testing.assert_close(torch.stack(replayed, dim=1), logits, atol=ATOL, rtol=1e-4)
 
 
@@ -274,7 +275,7 @@ def check_beams(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, o
             cache = fresh_cache(case, model)
             generated = out.sequences[row, ids.shape[1] :].tolist()
             want = beam_score(model, cache, alone, torch.ones_like(alone), generated, 1.0,
-                              prefill_chunk(case, alone.shape[1], out.cache))  # fmt: skip
+                              prefill_chunk(case, alone.shape[1], output_cache(out)))  # fmt: skip
             torch.testing.assert_close(solo.sequences_scores[r], want, atol=ATOL, rtol=1e-4)
 
 

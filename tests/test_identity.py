@@ -10,7 +10,7 @@ import torch
 
 import kvlimit
 
-from .helpers import FAMILIES, attn_implementations, left_padded, make_model
+from .helpers import FAMILIES, attn_implementations, left_padded, make_model, output_cache
 
 NEW = 12
 
@@ -30,7 +30,7 @@ def test_greedy_matches_stock(family, attn):
     assert torch.equal(out.sequences, ref.sequences)
     for got, want in zip(out.scores, ref.scores, strict=True):
         torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
-    assert isinstance(out.cache, kvlimit.BoundedCache)
+    assert isinstance(output_cache(out), kvlimit.BoundedCache)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -72,7 +72,7 @@ def test_without_cache_limit_it_is_stock(tiny_llama):
     )
     via_custom = tiny_llama.generate(input_ids=ids, max_new_tokens=6, custom_generate=kvlimit.generate)
     assert torch.equal(out.sequences, ref.sequences) and torch.equal(via_custom, ref.sequences)
-    assert type(out.cache).__name__ == "DynamicCache"
+    assert type(output_cache(out)).__name__ == "DynamicCache"
 
 
 def test_enable_is_explicit_and_reversible(tiny_llama):
@@ -83,9 +83,12 @@ def test_enable_is_explicit_and_reversible(tiny_llama):
         out = tiny_llama.generate(
             input_ids=ids, max_new_tokens=30, cache_limit=8, return_dict_in_generate=True
         )
-        assert isinstance(out.cache, kvlimit.BoundedCache) and max(out.cache.stored_tokens()) == 8
+        assert (
+            isinstance(output_cache(out), kvlimit.BoundedCache)
+            and max(output_cache(out).stored_tokens()) == 8
+        )
         plain = tiny_llama.generate(input_ids=ids, max_new_tokens=3, return_dict_in_generate=True)
-        assert type(plain.cache).__name__ == "DynamicCache"
+        assert type(output_cache(plain)).__name__ == "DynamicCache"
         with pytest.raises(ValueError, match="n_sink needs cache_limit"):
             tiny_llama.generate(input_ids=ids, max_new_tokens=3, n_sink=2)
     finally:

@@ -29,6 +29,7 @@ from .helpers import (
     bounded_cache,
     left_padded,
     make_model,
+    output_cache,
     syncs_per_step,
     takes_positions,
 )
@@ -122,7 +123,7 @@ def test_matches_stock_when_nothing_is_evicted(family):
     assert torch.equal(out.sequences, ref.sequences)
     for got, want in zip(out.scores, ref.scores, strict=True):
         torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
-    assert out.cache.n_kept_sets == max(1, len(out.cache.bounded_indices))
+    assert output_cache(out).n_kept_sets == max(1, len(output_cache(out).bounded_indices))
 
 
 @pytest.mark.parametrize("family", ["llama", "bloom", "gpt2", "gemma3_text"])
@@ -191,14 +192,14 @@ def test_depth1_every_family(family, monkeypatch):
             assert len(tokens) <= limit
             want = fresh_at_positions(model, tokens, positions, alibi)
             torch.testing.assert_close(logits[row], want, atol=1e-4, rtol=1e-4)
-        indices = out.cache.kept_token_indices(row)
+        indices = output_cache(out).kept_token_indices(row)
         # norms, not recency, chose: some kept token is older than the contiguous recent run
         evicted_middle |= indices != [0, *range(indices[-1] - limit + 2, indices[-1] + 1)]
     assert evicted_middle
-    if out.cache.model_spec.positions == "rope":
-        assert out.cache.stats["rebases"] >= 3
+    if output_cache(out).model_spec.positions == "rope":
+        assert output_cache(out).stats["rebases"] >= 3
         # ranked every 2 x limit positions: no key is further than that from the query
-        assert max(max(out.cache.kept_positions(r)) for r in range(2)) < 2 * limit
+        assert max(max(output_cache(out).kept_positions(r)) for r in range(2)) < 2 * limit
 
 
 # --- selection: each layer evicts its largest stored key norm -----------------------------------
@@ -325,7 +326,7 @@ def test_left_padded_beams_keep_their_own_sinks(monkeypatch):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=6, policy="knorm", n_sink=2,
                            n_recent=1, max_new_tokens=20, min_new_tokens=20, num_beams=3, num_return_sequences=3,
                            return_dict_in_generate=True)  # fmt: skip
-    cache = out.cache
+    cache = output_cache(out)
     for row in range(6):
         item = row // 3
         first_real = ids[item][mask[item].bool()][:2].tolist()
@@ -342,7 +343,7 @@ def test_absolute_positions_are_clamped_far_past_the_table(family):
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=16, policy="knorm",
                            max_new_tokens=new, min_new_tokens=new, return_dict_in_generate=True)  # fmt: skip
     assert out.sequences.shape[1] == ids.shape[1] + new
-    assert out.cache.keeper.name == "clamp" and out.cache.stats["reencodes"] == 0
+    assert output_cache(out).keeper.name == "clamp" and output_cache(out).stats["reencodes"] == 0
     with pytest.raises(ValueError, match="positions='clamp'"):
         kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=16, policy="knorm",
                          positions="reencode", max_new_tokens=2)  # fmt: skip
@@ -397,5 +398,5 @@ def test_a_user_policy_is_one_small_class(tiny_llama, monkeypatch):
     ids = torch.randint(3, 128, (2, 6), generator=torch.Generator().manual_seed(1))
     out = kvlimit.generate(tiny_llama, input_ids=ids, cache_limit=5, policy=SmallKeys(), max_new_tokens=12,
                            min_new_tokens=12, do_sample=False, return_dict_in_generate=True)  # fmt: skip
-    assert out.cache.stored_tokens() == [5, 5] and out.cache.n_kept_sets == 2
+    assert output_cache(out).stored_tokens() == [5, 5] and output_cache(out).n_kept_sets == 2
     assert check.checked == 2 * 2 * 12  # layers x rows x steps, every one evicting

@@ -10,7 +10,7 @@ import torch
 
 import kvlimit
 
-from .helpers import FAMILIES, LimitRecorder, attn_implementations, left_padded, make_model
+from .helpers import FAMILIES, LimitRecorder, attn_implementations, left_padded, make_model, output_cache
 
 LIMIT = 7
 
@@ -28,9 +28,9 @@ def test_limit_holds_every_step(family, monkeypatch):
     # left padding: rows hold different counts until both are full, then every slot is a kept token
     assert 0 < recorder.all_kept_steps < recorder.steps
     # every family's own sliding window (8) is above the limit: every layer is bounded, and full
-    assert not out.cache.sliding_indices
-    assert out.cache.stored_tokens() == [LIMIT, LIMIT]
-    for layer in out.cache.layers:
+    assert not output_cache(out).sliding_indices
+    assert output_cache(out).stored_tokens() == [LIMIT, LIMIT]
+    for layer in output_cache(out).layers:
         if isinstance(layer, kvlimit.cache.BoundedLayer):
             assert layer.keys.shape[2] == LIMIT
 
@@ -55,7 +55,7 @@ def test_limit_with_sliding_layers_smaller_than_the_limit(monkeypatch):
     recorder = LimitRecorder(monkeypatch, 12)
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=12, max_new_tokens=25,
                            min_new_tokens=25, return_dict_in_generate=True)  # fmt: skip
-    cache = out.cache
+    cache = output_cache(out)
     assert cache.sliding_indices and cache.bounded_indices and recorder.max_stored == 12
     for idx in cache.sliding_indices:
         assert cache.layers[idx].keys.shape[2] < 12  # the model's own window bounds them
@@ -67,4 +67,4 @@ def test_byte_budget_is_exact(tiny_llama):
     ids = torch.tensor([[5, 6, 7], [8, 9, 10]])
     out = kvlimit.generate(tiny_llama, input_ids=ids, cache_limit=f"{per_token * 2 * 10}B", max_new_tokens=30,
                            min_new_tokens=30, return_dict_in_generate=True)  # fmt: skip
-    assert out.cache.cache_limit == 10 and out.cache.nbytes() == per_token * 2 * 10
+    assert output_cache(out).cache_limit == 10 and output_cache(out).nbytes() == per_token * 2 * 10

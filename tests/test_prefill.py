@@ -16,6 +16,7 @@ from .helpers import (
     kept_indices,
     left_padded,
     make_model,
+    output_cache,
     real_tokens,
 )
 
@@ -70,9 +71,9 @@ def test_fifty_thousand_token_prompt_in_bounded_memory(monkeypatch):
     out = kvlimit.generate(model, input_ids=prompt, cache_limit=512, max_new_tokens=4, min_new_tokens=4,
                            return_dict_in_generate=True)  # fmt: skip
     assert out.sequences.shape[1] == 50_004
-    assert out.cache.stored_tokens() == [512]
+    assert output_cache(out).stored_tokens() == [512]
     # transient memory: a forward brings at most one chunk, and the keys it attends to are limit + chunk at most
-    assert max(chunk_sizes) == out.cache.policy.default_chunk(512) == 512 // 4
+    assert max(chunk_sizes) == output_cache(out).policy.default_chunk(512) == 512 // 4
     assert sum(chunk_sizes) == 50_000 + 3
     assert recorder.max_stored == 512
 

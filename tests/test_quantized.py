@@ -27,7 +27,15 @@ from kvlimit.cache import KVStore, QuantizedStore
 from kvlimit.cache.quant import BITS, block_size, scheme
 from kvlimit.sizing import row_cost
 
-from .helpers import FAMILIES, ForceTokens, bounded_cache, left_padded, make_model, syncs_per_step
+from .helpers import (
+    FAMILIES,
+    ForceTokens,
+    bounded_cache,
+    left_padded,
+    make_model,
+    output_cache,
+    syncs_per_step,
+)
 
 DTYPES = tuple(BITS)
 LIMIT = 16
@@ -60,9 +68,9 @@ def test_without_kv_dtype_the_layers_are_float():
     ids, mask = left_padded(model)
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=4,
                            return_dict_in_generate=True)  # fmt: skip
-    assert out.cache.kv_dtype is None
-    assert type(out.cache.store) is KVStore
-    assert all(layer.store is out.cache.store for layer in out.cache.bounded_layers())
+    assert output_cache(out).kv_dtype is None
+    assert type(output_cache(out).store) is KVStore
+    assert all(layer.store is output_cache(out).store for layer in output_cache(out).bounded_layers())
 
 
 @pytest.mark.parametrize("kv_dtype", DTYPES)
@@ -71,12 +79,13 @@ def test_with_kv_dtype_every_bounded_layer_is_quantized(kv_dtype):
     ids, mask = left_padded(model)
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=4,
                            kv_dtype=kv_dtype, return_dict_in_generate=True)  # fmt: skip
-    layers = out.cache.bounded_layers()
-    assert isinstance(out.cache.store, QuantizedStore)
+    layers = output_cache(out).bounded_layers()
+    assert isinstance(output_cache(out).store, QuantizedStore)
     assert layers and all(
-        layer.store is out.cache.store and layer.layer_idx in out.cache.store.key_codes for layer in layers
+        layer.store is output_cache(out).store and layer.layer_idx in output_cache(out).store.key_codes
+        for layer in layers
     )
-    assert out.cache.kv_dtype == kv_dtype
+    assert output_cache(out).kv_dtype == kv_dtype
 
 
 # --- 2. the schemes ---------------------------------------------------------------------------
@@ -119,7 +128,7 @@ def test_every_familys_keys_and_values_round_trip_within_the_bound(family):
     ids, mask = left_padded(model)
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=8,
                            return_dict_in_generate=True)  # fmt: skip
-    for layer in out.cache.bounded_layers():
+    for layer in output_cache(out).bounded_layers():
         for tensor in (layer.keys, layer.values):
             for name in DTYPES:
                 block = block_size(tensor.shape[-1], 32)
@@ -316,7 +325,7 @@ def test_nbytes_is_what_the_layers_hold_and_what_the_budget_formula_says(kv_dtyp
     ids, mask = left_padded(model)
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=30,
                            kv_dtype=kv_dtype, return_dict_in_generate=True)  # fmt: skip
-    cache = out.cache
+    cache = output_cache(out)
     held = _held_bytes(cache.store)
     sliding = sum(kvlimit.integrations.hf.kv_bytes_of_layer(layer) for layer in cache.sliding_layers.values())
     assert cache.nbytes() == held + sliding
@@ -334,8 +343,8 @@ def test_a_byte_budget_holds_more_tokens_and_is_not_exceeded(kv_dtype):
     budget = 24 * 1024
     kwargs = dict(input_ids=ids, attention_mask=mask, cache_limit=f"{budget}B", max_new_tokens=200,
                   return_dict_in_generate=True)  # fmt: skip
-    plain = kvlimit.generate(model, **kwargs).cache
-    quantized = kvlimit.generate(model, kv_dtype=kv_dtype, **kwargs).cache
+    plain = output_cache(kvlimit.generate(model, **kwargs))
+    quantized = output_cache(kvlimit.generate(model, kv_dtype=kv_dtype, **kwargs))
     assert quantized.nbytes() <= budget and plain.nbytes() <= budget
     assert quantized.cache_limit > 2 * plain.cache_limit
 

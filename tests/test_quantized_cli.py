@@ -15,7 +15,7 @@ import kvlimit
 from kvlimit import cli, clitools, jobs
 from kvlimit.bench.runner import BenchSettings, run_bench
 
-from .helpers import PROMPT, TinyModel, build_tiny
+from .helpers import PROMPT, TinyModel, build_tiny, output_cache
 
 TEXT = " ".join(["the quick brown fox jumps over the lazy dog, hello world, hello there; the end"] * 12)
 
@@ -62,7 +62,7 @@ def test_batch_generate_takes_kv_dtype(tiny, tmp_path, monkeypatch):
 
     def spy(*args, **kwargs):
         out = original(*args, return_dict_in_generate=True, **kwargs)
-        caches.append(out.cache)
+        caches.append(output_cache(out))
         return out.sequences
 
     original = jobs.generate

@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from .helpers import output_cache
+
 README = pathlib.Path(__file__).parent.parent / "README.md"
 
 
@@ -23,4 +25,4 @@ def test_readme_python_examples_run_verbatim(capsys):
     for block in python_blocks():
         exec(compile(block, str(README), "exec"), namespace)  # the README's own code, verbatim
     printed = capsys.readouterr().out
-    assert "(" in printed and namespace["out"].cache.cache_limit >= 4
+    assert "(" in printed and output_cache(namespace["out"]).cache_limit >= 4

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from kvlimit.integrations.hf import DynamicCache, inspect_model
+from kvlimit.integrations.hf import DynamicCache, cache_argument, inspect_model
 from kvlimit.positions.rope import RopeSpec
 
 from .helpers import make_model
@@ -16,7 +16,7 @@ def _keys_at(model, ids, start):
     cache = DynamicCache(config=model.config)
     positions = torch.arange(start, start + ids.shape[1])[None]
     with torch.no_grad():
-        model(input_ids=ids, position_ids=positions, cache=cache, use_cache=True)
+        model(input_ids=ids, position_ids=positions, **cache_argument(cache), use_cache=True)
     return cache.layers[0].keys
 
 

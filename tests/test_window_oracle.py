@@ -20,6 +20,7 @@ from .helpers import (
     bounded_cache,
     left_padded,
     make_model,
+    output_cache,
     real_tokens,
 )
 
@@ -90,7 +91,7 @@ def test_own_sliding_window_below_the_limit(family):
     """limit 12 > window 8: sliding layers are transformers' own, full layers are bounded (dict masks)."""
     model = make_model(family, attn_implementation=attn_implementations(family)[0])
     out = run(model, 12, lengths=(3, 7))
-    assert out.cache.sliding_indices and out.cache.bounded_indices
+    assert output_cache(out).sliding_indices and output_cache(out).bounded_indices
 
 
 @pytest.mark.parametrize("family", ["gemma2", "gemma3_text"])

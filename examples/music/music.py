@@ -158,12 +158,15 @@ def generate_long(model: GPT2LMHeadModel, prompt: list[int], *, tokens: int, cac
     """`tokens` new tokens through a bounded cache (sampling); returns them, the seconds and the cache."""
     torch.manual_seed(seed)
     ids = torch.tensor([prompt])
+    # built here, so that its statistics can be read afterwards (the cache carries its settings)
+    cache = kvlimit.build_cache(model, kvlimit.LimitConfig.create(cache_limit, positions=positions),
+                                max_length=len(prompt) + tokens)  # fmt: skip
     start = time.perf_counter()
     with torch.no_grad():
-        out = kvlimit.generate(model, input_ids=ids, attention_mask=torch.ones_like(ids), cache_limit=cache_limit,
-                               positions=positions, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=True,
-                               top_k=30, temperature=1.0, return_dict_in_generate=True)  # fmt: skip
-    return out.sequences[0, len(prompt) :].tolist(), time.perf_counter() - start, out.cache
+        out = kvlimit.generate(model, input_ids=ids, attention_mask=torch.ones_like(ids), cache=cache,
+                               max_new_tokens=tokens, min_new_tokens=tokens, do_sample=True, top_k=30,
+                               temperature=1.0)  # fmt: skip
+    return out[0, len(prompt) :].tolist(), time.perf_counter() - start, cache
 
 
 def stock_stops_at_the_table(model: GPT2LMHeadModel, prompt: list[int]) -> str:

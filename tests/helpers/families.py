@@ -347,8 +347,21 @@ FAMILIES: tuple[str, ...] = tuple(_SPECS)
 ALIBI_FAMILIES = frozenset({"bloom", "falcon_alibi", "mpt"})
 LEARNED_POSITION_FAMILIES = frozenset({"gpt2", "gpt_bigcode", "opt"})
 ROPE_FAMILIES = frozenset(FAMILIES) - ALIBI_FAMILIES - LEARNED_POSITION_FAMILIES
-# No sdpa support in transformers 5.25 (gemma2: sdpa cannot soft-cap logits; bloom, mpt: hand-written attention).
-EAGER_ONLY_FAMILIES = frozenset({"gemma2", "bloom", "mpt"})
+
+
+def _sdpa_supported(family: str) -> bool:
+    """Whether the installed transformers runs this family with sdpa (it refuses at load otherwise)."""
+    import transformers
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    config_type, _ = _SPECS[family]
+    model_class = getattr(transformers, MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[config_type])
+    return bool(getattr(model_class, "_supports_sdpa", False))
+
+
+# No sdpa in the installed transformers: gemma2 (sdpa cannot soft-cap logits: eager in every release),
+# bloom and mpt (hand-written attention), and GPT-J before transformers 5.24 (its old attention classes).
+EAGER_ONLY_FAMILIES = frozenset({"gemma2"} | {f for f in FAMILIES if not _sdpa_supported(f)})
 # Families whose config has a flat `rope_parameters` dict that `rope_type=` may replace (GPT-J has no
 # rope_parameters: its sinusoid table is fixed; gemma3_text keeps one dict per layer type; phi3 only accepts
 # "default" and "longrope").

@@ -8,6 +8,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from transformers import LogitsProcessor
 
 import kvlimit
+from kvlimit.integrations.hf import cache_argument, output_cache
 
 from .oracles import replay_logits
 
@@ -17,7 +18,9 @@ __all__ = [
     "SyncCounter",
     "beam_score",
     "bounded_cache",
+    "cache_argument",
     "left_padded",
+    "output_cache",
     "syncs_per_step",
 ]
 

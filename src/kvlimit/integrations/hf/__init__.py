@@ -19,7 +19,7 @@ rotary classes, generation loops and modes) only through this package; it import
   `enclosing_generate_arguments()`: the `streamer` / `assistant_model` that `GenerationMixin.generate`
   does not forward to a `custom_generate` callable, read from its frame (used only where
   transformers alone saw the call: `custom_generate=kvlimit.generate`);
-- the release adapter: the supported range (`MIN_TRANSFORMERS`, checked at import), the name of the
+- the release adapter: the supported range (`floor.MIN_TRANSFORMERS`, checked first at import), the name of the
   cache argument (`CACHE_ARG`: `cache` from 5.24, `past_key_values` before) with `cache_argument`,
   `output_cache`, `passed_cache`, `put_cache` and `normalize_cache_argument`, and the per-layer
   types and windows (`layer_types_and_windows`: 5.18 returns one shared dict of layer kwargs).
@@ -35,6 +35,10 @@ release's name swallows it into `**kwargs` and runs on a fresh cache of its own,
 call here goes through `cache_argument`, and `probe_kv_shapes` refuses a probe that wrote nothing.
 """
 
+# isort: off
+from .floor import MIN_TRANSFORMERS, TRANSFORMERS_VERSION, check_release  # first: refuse an old release
+
+# isort: on
 from transformers import GenerationConfig
 from transformers.cache_utils import Cache, CacheLayerMixin, DynamicCache, DynamicSlidingWindowLayer
 from transformers.generation.configuration_utils import GenerationMode
@@ -67,9 +71,7 @@ from .probe import KVShape, kv_bytes, kv_bytes_of_layer, probe_kv_bytes_per_toke
 from .release import (
     CACHE_ARG,
     MASK_CACHE_ARG,
-    MIN_TRANSFORMERS,
     OTHER_CACHE_ARG,
-    TRANSFORMERS_VERSION,
     cache_argument,
     layer_types_and_windows,
     normalize_cache_argument,
@@ -113,6 +115,7 @@ __all__ = [
     "build_mask_dict",
     "cache_argument",
     "check_decoding_mode",
+    "check_release",
     "enclosing_generate_arguments",
     "generation_mode",
     "inspect_model",

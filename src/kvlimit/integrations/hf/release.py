@@ -1,9 +1,7 @@
-"""The supported transformers releases, and the names that differ between them.
+"""What differs between the supported transformers releases (`floor` checks the range).
 
-Contract: the only place kvlimit looks at transformers' version. Importing it refuses a release
-below `MIN_TRANSFORMERS` with the command that installs a supported one. `CACHE_ARG` is the keyword a
-model forward, generate's model kwargs and a model's outputs use for the cache (`cache` from 5.24,
-`past_key_values` before); every call site passes a cache with `cache_argument(cache)`, reads one
+Contract: `CACHE_ARG` is the keyword a model forward, generate's model kwargs and a model's outputs
+use for the cache (`cache` from 5.24, `past_key_values` before); every call site passes a cache with `cache_argument(cache)`, reads one
 with `output_cache(output)` / `passed_cache(kwargs)` and replaces generate's with `put_cache`, so
 no site can miss the name (a forward swallows the other name into `**kwargs` and runs on a cache of
 its own, silently). `layer_types_and_windows` reads per-layer types and sliding windows (5.18
@@ -17,27 +15,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import transformers
-from packaging.version import Version
-from transformers.cache_utils import (
-    get_layer_types_and_kwargs,
-)
+from transformers.cache_utils import get_layer_types_and_kwargs
 from transformers.generation.utils import GenerationMixin
-from transformers.masking_utils import (
-    create_causal_mask,
-)
+from transformers.masking_utils import create_causal_mask
 
 logger = logging.getLogger(__name__)
-
-# --- the release adapter ------------------------------------------------------------------------
-#: The oldest transformers release kvlimit supports (and tests); pyproject.toml says the same.
-MIN_TRANSFORMERS = "5.18.0"
-TRANSFORMERS_VERSION = Version(transformers.__version__)
-if Version(TRANSFORMERS_VERSION.base_version) < Version(MIN_TRANSFORMERS):
-    raise ImportError(
-        f"kvlimit needs transformers >= {MIN_TRANSFORMERS} (and < 6); this environment has "
-        f"{transformers.__version__}: pip install 'transformers>={MIN_TRANSFORMERS},<6'"
-    )
 
 
 def _names_cache(function: Callable[..., Any]) -> str:
