@@ -6,7 +6,7 @@ script then runs `kvlimit.generate` at a quarter, a half and all of that batch, 
 process (a process's peak RSS, the kernel's VmHWM, only grows), and prints the measured peak next
 to the prediction.
 
-    python benchmarks/plan_check.py --memory 96MiB --new-tokens 256 --cache-limit 256 --kv-dtype none,int8
+    python benchmarks/plan_check.py --memory 96MiB --max-new-tokens 256 --cache-limit 256 --kv-dtype none,int8
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None)
     parser.add_argument("--memory", default="96MiB")
-    parser.add_argument("--new-tokens", type=int, default=256)
+    parser.add_argument("--max-new-tokens", "--new-tokens", dest="new_tokens", type=int, default=256)
     parser.add_argument("--prompt-tokens", type=int, default=64)
     parser.add_argument("--cache-limit", type=int, default=256)
     parser.add_argument("--kv-dtype", default="none,int8")

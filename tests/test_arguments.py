@@ -150,7 +150,7 @@ def test_every_numeric_option_is_covered():
         "--n-recent",
         "--top-p",
         "--chunk",
-        "--tokens",
+        "--max-new-tokens",
         "--threads",
     } <= names
 

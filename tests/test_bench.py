@@ -319,7 +319,7 @@ def test_command_json_file_keeps_report_on_stdout(
     [
         (["--policy", "sinks,lru"], "not a known policy"),
         (["--policy", "sinks,sinks"], "twice"),
-        (["--tokens", "1"], "--tokens must be >= 2"),
+        (["--tokens", "1"], "--max-new-tokens must be >= 2"),
         (["--cache-limit", "1"], "--cache-limit must be >= 2"),
         (["--recompute-steps", "5", "--interleaved-rounds", "2"], "cannot exceed --interleaved-rounds"),
         (["--plot", "out.jpg"], "--plot must name a .png file"),

@@ -66,8 +66,8 @@ ratios printed (targets for SmolLM2-135M on a 2-core CPU, L = 1024, T >= 16000):
   (d) stock cache bytes / kvlimit's at T                          (>= 15x; kvlimit's == L x bytes/token)
 
 examples:
-  kvlimit bench --cache-limit 1024 --tokens 16000 --policy sinks --json bench.json --plot bench.png
-  kvlimit bench --model ./my-model --cache-limit 256 --tokens 2000 --policy sinks,window --threads 1
+  kvlimit bench --cache-limit 1024 --max-new-tokens 16000 --policy sinks --json bench.json --plot bench.png
+  kvlimit bench --model ./my-model --cache-limit 256 --max-new-tokens 2000 --policy sinks,window --threads 1
 """
 
 
@@ -104,12 +104,14 @@ def _add_workload_arguments(runs: argparse._ArgumentGroup) -> None:
         f"interleaved steps (default: {DEFAULT_CACHE_LIMIT})",
     )
     runs.add_argument(
+        "--max-new-tokens",
         "--tokens",
+        dest="tokens",
         type=int,
         metavar="T",
         default=DEFAULT_TOKENS,
-        help=f"new tokens per generate run (default: {DEFAULT_TOKENS}); stock generate slows down as "
-        "its cache grows, so 16000 tokens take a while on a CPU",
+        help=f"new tokens per generate run (default: {DEFAULT_TOKENS}; --tokens is its old name); stock "
+        "generate slows down as its cache grows, so 16000 tokens take a while on a CPU",
     )
     runs.add_argument(
         "--policy",
@@ -203,7 +205,7 @@ def settings_from_args(args: argparse.Namespace) -> BenchSettings:
         raise CLIError(f"--policy names a policy twice: {args.policy}")
     for option, value, least in (
         ("--cache-limit", args.cache_limit, 2),
-        ("--tokens", args.tokens, 2),
+        ("--max-new-tokens", args.tokens, 2),
         ("--buckets", args.buckets, 1),
         ("--interleaved-rounds", args.interleaved_rounds, 0),
         ("--recompute-steps", args.recompute_steps, 0),

@@ -44,15 +44,15 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "throughput",
         help="tokens/s at a fixed memory budget: stock generate's largest batch against kvlimit's",
-        description="For a budget of KV-cache memory and --tokens new tokens per sequence, run stock generate "
+        description="For a budget of KV-cache memory and --max-new-tokens new tokens per sequence, run stock generate "
         "at the largest batch whose unbounded cache fits, and kvlimit at the largest batch that fits at each "
         "--cache-limit and --policy, side by side; report aggregate tokens/s, seconds per sequence, cache "
         "bytes and peak memory, and with --sweep the steady decode rate by batch size.",
     )
     parser.add_argument("--memory", metavar="SIZE", default="256MiB",
                         help="the KV-cache budget, such as 512MiB (default: 256MiB)")  # fmt: skip
-    parser.add_argument("--tokens", type=int, metavar="T", default=2048,
-                        help="new tokens per sequence (default: 2048)")  # fmt: skip
+    parser.add_argument("--max-new-tokens", "--tokens", dest="tokens", type=int, metavar="T", default=2048,
+                        help="new tokens per sequence (default: 2048; --tokens is its old name)")  # fmt: skip
     parser.add_argument("--cache-limit", metavar="N[,N...]", default="256,1024",
                         help="kvlimit's cache limits, comma-separated (default: 256,1024)")  # fmt: skip
     parser.add_argument("--policy", metavar="P[,P...]", default="sinks",
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         memory = parse_bytes(args.memory, parameter="--memory")
     except ValueError as exc:
         raise CLIError(str(exc)) from exc
-    check_number(args.tokens, "--tokens", at_least=2)
+    check_number(args.tokens, "--max-new-tokens", at_least=2)
     check_number(args.max_batch, "--max-batch", at_least=1)
     check_number(args.threads, "--threads", at_least=1)
     limits = parse_list(args.cache_limit, _count("--cache-limit", 2), option="--cache-limit")

@@ -35,14 +35,16 @@ def register(subparsers: Any) -> None:
         "plan",
         help="how many sequences fit a memory budget, bounded and unbounded",
         description="Measure the model's cache bytes per token and the transient memory of a forward, then "
-        "say how many sequences (each of --num-beams rows) fit --memory when generating --new-tokens tokens: "
+        "say how many sequences (each of --num-beams rows) fit --memory when generating --max-new-tokens tokens: "
         "at each --cache-limit, and with the stock unbounded cache.",
     )
     parser.add_argument("--memory", metavar="SIZE|auto", default="auto",
                         help="memory generation may use on top of what the process holds, such as 8GiB, or "
                         "auto: what the device has free (default: auto)")  # fmt: skip
-    parser.add_argument("--new-tokens", type=int, metavar="N", default=DEFAULT_NEW_TOKENS,
-                        help=f"tokens each sequence generates (default: {DEFAULT_NEW_TOKENS})")  # fmt: skip
+    parser.add_argument("--max-new-tokens", "--new-tokens", dest="new_tokens", type=int, metavar="N",
+                        default=DEFAULT_NEW_TOKENS,
+                        help=f"tokens each sequence generates, as generate's --max-new-tokens (default: "
+                        f"{DEFAULT_NEW_TOKENS}; --new-tokens is its old name)")  # fmt: skip
     parser.add_argument("--prompt-tokens", type=int, metavar="N", default=64,
                         help="tokens of each prompt (default: 64)")  # fmt: skip
     parser.add_argument(
@@ -58,7 +60,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_number(args.new_tokens, "--new-tokens", at_least=1)
+    check_number(args.new_tokens, "--max-new-tokens", at_least=1)
     check_number(args.prompt_tokens, "--prompt-tokens", at_least=1)
     check_number(args.num_beams, "--num-beams", at_least=1)
     limits = parse_list(args.cache_limit, _limit, option="--cache-limit")
