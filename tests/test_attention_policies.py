@@ -35,6 +35,9 @@ from .helpers import (
     takes_positions,
 )
 
+#: run on every supported transformers release (scripts/test-releases.sh)
+pytestmark = pytest.mark.oracle
+
 ATTENTION_FAMILIES = [f for f in FAMILIES if model_type(f) in attention_families()]
 
 

@@ -23,6 +23,9 @@ from .helpers import (
     replay_logits,
 )
 
+#: run on every supported transformers release (scripts/test-releases.sh)
+pytestmark = pytest.mark.oracle
+
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_beam_search_matches_stock(family):

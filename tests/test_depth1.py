@@ -26,6 +26,9 @@ from .helpers import (
     real_tokens,
 )
 
+#: run on every supported transformers release (scripts/test-releases.sh)
+pytestmark = pytest.mark.oracle
+
 LIMIT = 8
 NEW = 40
 

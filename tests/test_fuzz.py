@@ -51,6 +51,9 @@ from .helpers import (
     replay_logits,
 )
 
+#: run on every supported transformers release (scripts/test-releases.sh)
+pytestmark = pytest.mark.oracle
+
 #: Stock transformers' own difference between a row alone and in a padded batch reaches 1.7e-5 here.
 ATOL = 1e-4
 PROFILE = dict(

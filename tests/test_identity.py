@@ -12,6 +12,9 @@ import kvlimit
 
 from .helpers import FAMILIES, attn_implementations, left_padded, make_model, output_cache
 
+#: run on every supported transformers release (scripts/test-releases.sh)
+pytestmark = pytest.mark.oracle
+
 NEW = 12
 
 

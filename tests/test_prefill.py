@@ -20,6 +20,9 @@ from .helpers import (
     real_tokens,
 )
 
+#: run on every supported transformers release (scripts/test-releases.sh)
+pytestmark = pytest.mark.oracle
+
 
 @pytest.mark.parametrize("family", ["llama", "gptj", "bloom", "gpt2", "gemma2", "mpt"])
 def test_chunked_equals_unchunked_when_the_prompt_fits(family):

@@ -22,6 +22,9 @@ from kvlimit.integrations import hf
 
 from .helpers import FAMILIES, attn_implementations, left_padded, make_model, model_type, output_cache
 
+#: run on every supported transformers release (scripts/test-releases.sh)
+pytestmark = pytest.mark.oracle
+
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_probe_sees_the_keys_it_asked_for(family):
@@ -58,7 +61,9 @@ def test_every_update_lands_in_the_bounded_cache(family, monkeypatch):
 def test_a_release_below_the_floor_is_refused_with_the_fix():
     hf.check_release("5.24.0")
     hf.check_release("5.18.0.dev0")  # a development build of the floor counts as the floor
-    with pytest.raises(ImportError, match=r"kvlimit needs transformers >= 5\.18\.0 .* has 5\.17\.0: pip install"):
+    with pytest.raises(
+        ImportError, match=r"kvlimit needs transformers >= 5\.18\.0 .* has 5\.17\.0: pip install"
+    ):
         hf.check_release("5.17.0")
     with pytest.raises(ImportError, match=r"has 4\.57\.1"):
         hf.check_release("4.57.1")

@@ -24,6 +24,9 @@ from .helpers import (
     real_tokens,
 )
 
+#: run on every supported transformers release (scripts/test-releases.sh)
+pytestmark = pytest.mark.oracle
+
 LIMIT = 6
 NEW = 24
 

@@ -19,7 +19,7 @@ from .planner import MemoryPlan, PlanRow, plan
 from .policies import POLICIES, EvictionPolicy, KeyNorm, Sinks, SlotView, Window, make_policy
 from .sizing import kv_bytes_per_token
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "POLICIES",
