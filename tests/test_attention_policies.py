@@ -8,8 +8,9 @@ Oracles:
   the oldest), and the step's logits equal a fresh forward over what is kept then;
 - H2O keeps the mean of every query's attention: in a one-layer model it equals the test's own
   average of the eager weights of every step that saw the key;
-- no host-device synchronisation is added to the decode step; families that compute attention in
-  their own code (bloom, mpt) are refused with the list of those that work.
+- no host-device synchronisation is added to the decode step.
+Families that compute attention in their own code (bloom and mpt; falcon before transformers 5.25, gptj
+before 5.24) give their own attention weights, through a hook: the same oracles hold for them.
 Batch independence, replay and the limit for these policies are in `test_fuzz.py`.
 """
 
@@ -20,7 +21,7 @@ import torch
 
 import kvlimit
 from kvlimit.cache import BoundedCache
-from kvlimit.integrations.hf import attention_families
+from kvlimit.integrations.hf import attention_families, tap_reports_queries
 from kvlimit.policies import RECENT
 
 from .helpers import (
@@ -52,12 +53,9 @@ def test_the_policies_are_registered_and_explain_themselves():
         kvlimit.make_policy("snapkv", pool=4)
 
 
-@pytest.mark.parametrize("family", ["bloom", "mpt"])
-def test_families_with_their_own_attention_code_are_refused(family):
-    model = make_model(family)
-    with pytest.raises(ValueError, match=r"computes attention in its own code.*work with .*llama"):
-        kvlimit.generate(model, input_ids=torch.tensor([[5, 6, 7]]), cache_limit=4, policy="tova", n_sink=1,
-                         max_new_tokens=6)  # fmt: skip
+def test_every_family_can_be_read():
+    assert set(attention_families()) == set(kvlimit.supported_families())
+    assert {model_type(f) for f in ATTENTION_FAMILIES} == set(kvlimit.supported_families())
 
 
 @pytest.mark.parametrize("policy", ["tova", "h2o", "snapkv"])
@@ -133,6 +131,11 @@ def held(cache, row: int) -> list[tuple[int, int, int]]:
 @pytest.mark.parametrize("family", ATTENTION_FAMILIES)
 def test_depth1_tova_evicts_the_least_attended_token(family, monkeypatch):
     model = make_model(family, num_layers=1, attn_implementation=attn_implementations(family)[0])
+    if family == "falcon_alibi" and tap_reports_queries(kvlimit.inspect_model(model)):
+        # Before transformers 5.25 Falcon-RW's eager code adds its ALiBi bias twice (once scaled into the
+        # scores, once in the mask it shares with sdpa), so its eager twin is no oracle for its sdpa
+        # attention: both sides run the eager code here (its sdpa side is Falcon's, checked with RoPE).
+        model = eager_twin(family)
     eager = eager_twin(family)
     ids, mask = left_padded(model, lengths=(3, 6))
     limit, sinks, new = 7, 1, 24
@@ -179,11 +182,13 @@ def test_depth1_h2o_keeps_the_mean_attention_of_every_query(monkeypatch):
         for (idx, _, _), w in zip(kept, weights, strict=True):
             sums.setdefault(idx, []).append(float(w))
     group = cache.kept_sets[0]
-    view = group.view()
+    mean = group.attention / group.attention_count.clamp(min=1.0)
     for slot in range(cache.slots):
         idx = int(group.token_index[0, slot])
         want = sum(sums[idx]) / len(sums[idx])
-        assert abs(float(view.attention[0, slot]) - want) < 1e-5, f"token {idx}"
+        assert abs(float(mean[0, slot]) - want) < 1e-5, f"token {idx}"
+    # the policy sees it rounded to float16, so that scores within float noise of each other tie
+    assert torch.equal(group.view().attention, mean.half().float())
 
 
 @pytest.mark.parametrize("policy", ["tova", "h2o", "snapkv"])

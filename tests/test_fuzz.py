@@ -3,7 +3,9 @@
 Hypothesis draws a family, 1-2 layers, an attention implementation, 1-3 left-padded rows, a limit
 (in tokens or as a byte budget), a policy with its settings, the positions mode of learned-position
 models, a decoding mode (greedy, sampling with processors, beam search with
-`num_return_sequences`), `prefill_chunk`, `max_new_tokens` and `min_new_tokens`. Every case must:
+`num_return_sequences`), `prefill_chunk`, `kv_dtype` and `kv_group`, `max_new_tokens` and
+`min_new_tokens`: every option generate takes (a test checks the draws against the declarations).
+Every case must:
 
 1. run (a valid request raises nothing);
 2. hold the limit in every layer at every step (`oracles.LimitRecorder`; a byte budget gives
@@ -12,7 +14,9 @@ models, a decoding mode (greedy, sampling with processors, beam search with
    beam search: the same sequences and scores);
 4. be batch independent: each row, generated alone along the tokens it got in its batch, gets the
    same logits (beam search: the same sequences and scores), to the tolerance stock transformers
-   itself shows between a row alone and in a padded batch (up to 1.7e-5 on these models);
+   itself shows between a row alone and in a padded batch (up to 1.7e-5 on these models); with
+   `kv_dtype`, to the quantized cache's own tolerance against float (`QUANT_TOLERANCE`): float noise
+   between the two can move a value across a rounding boundary, storing it one step apart;
 5. replay: the returned sequences fed back through a fresh cache (`kvlimit.forward_step`) give the
    logits (beam search: the `sequences_scores`) that generation reported.
 
@@ -33,20 +37,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kvlimit
-from kvlimit.integrations.hf import attention_families
-from kvlimit.policies import POLICIES, policies_taking
+from kvlimit.cache.quant import BITS
+from kvlimit.config import argument_names
+from kvlimit.policies import POLICIES, RENAMED_SETTINGS, policies_taking
 
 from .helpers import (
     EOS,
     FAMILIES,
     LEARNED_POSITION_FAMILIES,
+    QUANT_TOLERANCE,
     ForceTokens,
     LimitRecorder,
     attn_implementations,
     beam_score,
     left_padded,
     make_model,
-    model_type,
     output_cache,
     replay_logits,
 )
@@ -56,6 +61,15 @@ pytestmark = pytest.mark.oracle
 
 #: Stock transformers' own difference between a row alone and in a padded batch reaches 1.7e-5 here.
 ATOL = 1e-4
+
+
+def row_tolerance(case: Case) -> float:
+    """How far a row's logits alone may be from those in its batch: float noise (ATOL), or with kv_dtype
+    the quantized cache's own tolerance against float (a value that float noise moves across a rounding
+    boundary is stored one step apart; with an attention policy that can change an eviction)."""
+    return ATOL if case.kv_dtype is None else QUANT_TOLERANCE[case.kv_dtype]
+
+
 PROFILE = dict(
     derandomize=True,
     deadline=None,
@@ -86,6 +100,8 @@ class Case:
     max_new: int
     min_new: int | None
     seed: int
+    kv_dtype: str | None = None
+    kv_group: int | None = None
 
     @property
     def limit_options(self) -> dict[str, Any]:
@@ -95,6 +111,10 @@ class Case:
             options["positions"] = self.positions
         if self.prefill_chunk is not None:
             options["prefill_chunk"] = self.prefill_chunk
+        if self.kv_dtype is not None:
+            options["kv_dtype"] = self.kv_dtype
+            if self.kv_group is not None:
+                options["kv_group"] = self.kv_group
         return options
 
     @property
@@ -114,11 +134,7 @@ class Case:
 @st.composite
 def cases(draw: st.DrawFn) -> Case:
     family = draw(st.sampled_from(FAMILIES))
-    # policies that choose by attention read it through transformers' registry: not bloom's or mpt's
-    readable = model_type(family) in attention_families()
-    policy = draw(
-        st.sampled_from([p for p, cls in POLICIES.items() if readable or not cls().reads_attention])
-    )
+    policy = draw(st.sampled_from(list(POLICIES)))
     chosen: dict[str, Any] = {}
     if policy in policies_taking("n_sink"):
         chosen["n_sink"] = draw(st.integers(0, 3))
@@ -166,6 +182,8 @@ def cases(draw: st.DrawFn) -> Case:
         max_new=max_new,
         min_new=draw(st.none() | st.integers(0, max_new)),
         seed=draw(st.integers(0, 2**16)),
+        kv_dtype=(kv_dtype := draw(st.sampled_from([None, None, *BITS]))),
+        kv_group=draw(st.sampled_from([None, 8, 16])) if kv_dtype else None,
     )
 
 
@@ -189,15 +207,17 @@ def check(case: Case) -> None:
     ids, mask = left_padded(model, lengths=case.lengths, seed=case.seed)
     rows = ids.shape[0] * max(case.num_beams, case.num_return)
     budget = {}
-    if case.limit_in_bytes:
-        budget["cache_limit"] = f"{case.limit * kvlimit.kv_bytes_per_token(model) * rows}B"
+    if case.limit_in_bytes:  # exactly the bytes of `limit` tokens per row, as this storage keeps them
+        options = {k: v for k, v in case.limit_options.items() if k not in ("cache_limit", "prefill_chunk")}
+        config = kvlimit.LimitConfig.create(case.limit, options.pop("policy"), **options)
+        budget["cache_limit"] = f"{kvlimit.sizing.row_cost(model, config).bytes_for(case.limit, rows)}B"
     with pytest.MonkeyPatch.context() as patch:
         recorder = LimitRecorder(patch, case.limit)
         out = run(case, model, ids, mask, **budget)
     assert recorder.steps >= 1 and output_cache(out).cache_limit == case.limit
     assert max(output_cache(out).stored_tokens()) <= case.limit
-    if max(case.lengths) + case.max_new <= case.limit:
-        check_identity(case, model, ids, mask, out)
+    if max(case.lengths) + case.max_new <= case.limit and case.kv_dtype is None:
+        check_identity(case, model, ids, mask, out)  # quantized: the rounding oracle (test_quantized.py)
     if case.mode == "beams":
         check_beams(case, model, ids, mask, out)
     else:
@@ -252,13 +272,13 @@ def check_rows(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, ou
         alone = ids[item : item + 1][mask[item : item + 1].bool()][None]
         tokens = own_tokens(out.sequences[row], ids.shape[1])
         got = forced_logits(model, alone, torch.ones_like(alone), tokens, **case.limit_options)
-        torch.testing.assert_close(logits[row, : len(tokens)], got, atol=ATOL, rtol=1e-4)
+        torch.testing.assert_close(logits[row, : len(tokens)], got, atol=row_tolerance(case), rtol=1e-4)
     expanded_ids = ids.repeat_interleave(case.num_return, dim=0)
     expanded_mask = mask.repeat_interleave(case.num_return, dim=0)
     cache = fresh_cache(case, model)
     replayed = replay_logits(model, cache, expanded_ids, expanded_mask, out.sequences[:, ids.shape[1] :],
                              chunk=prefill_chunk(case, ids.shape[1], output_cache(out)))  # fmt: skip
-    torch.testing.assert_close(torch.stack(replayed, dim=1), logits, atol=ATOL, rtol=1e-4)
+    torch.testing.assert_close(torch.stack(replayed, dim=1), logits, atol=row_tolerance(case), rtol=1e-4)
 
 
 def check_beams(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, out: Any) -> None:
@@ -270,16 +290,22 @@ def check_beams(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, o
         batch_sequences = out.sequences[rows, ids.shape[1] :]
         solo_sequences = solo.sequences[:, alone.shape[1] :]
         width = solo_sequences.shape[1]  # the batch runs on until its last prompt is done: filled after
-        assert torch.equal(batch_sequences[:, :width], solo_sequences)
-        fill = batch_sequences[:, width:]
-        assert bool(((fill == EOS) | (fill == model.generation_config.pad_token_id)).all())
-        torch.testing.assert_close(out.sequences_scores[rows], solo.sequences_scores, atol=ATOL, rtol=1e-4)
-        for r, row in enumerate(range(rows.start, rows.stop)):
+        tolerance = row_tolerance(case)
+        torch.testing.assert_close(
+            out.sequences_scores[rows], solo.sequences_scores, atol=tolerance, rtol=1e-4
+        )
+        if (
+            case.kv_dtype is None
+        ):  # quantized: beams within the tolerance of each other may be chosen differently
+            assert torch.equal(batch_sequences[:, :width], solo_sequences)
+            fill = batch_sequences[:, width:]
+            assert bool(((fill == EOS) | (fill == model.generation_config.pad_token_id)).all())
+        for row in range(rows.start, rows.stop):
             cache = fresh_cache(case, model)
             generated = out.sequences[row, ids.shape[1] :].tolist()
             want = beam_score(model, cache, alone, torch.ones_like(alone), generated, 1.0,
                               prefill_chunk(case, alone.shape[1], output_cache(out)))  # fmt: skip
-            torch.testing.assert_close(solo.sequences_scores[r], want, atol=ATOL, rtol=1e-4)
+            torch.testing.assert_close(out.sequences_scores[row], want, atol=tolerance, rtol=1e-4)
 
 
 def prefill_chunk(case: Case, prompt_length: int, cache: Any) -> int | None:
@@ -344,6 +370,14 @@ def test_the_profile_has_the_cases_it_promises() -> None:
     assert any(c.limit_in_bytes for c in seen) and any(c.prefill_chunk for c in seen)
     assert any(max(c.lengths) + c.max_new <= c.limit for c in seen), "identity cases"
     assert any(max(c.lengths) > c.limit for c in seen), "prompts longer than the limit"
+    # every option generate takes (the declarations: kvlimit.config.argument_names) is drawn
+    drawn = {name for c in seen for name in c.limit_options}
+    assert set(argument_names()) - set(RENAMED_SETTINGS) <= drawn, sorted(set(argument_names()) - drawn)
+    assert {c.kv_dtype for c in seen} == {None, *BITS} and {c.kv_group for c in seen if c.kv_dtype} >= {
+        None,
+        8,
+        16,
+    }
 
 
 def test_a_case_is_printed_as_code_to_replay() -> None:

@@ -29,6 +29,7 @@ from kvlimit.sizing import row_cost
 
 from .helpers import (
     FAMILIES,
+    QUANT_TOLERANCE,
     ForceTokens,
     bounded_cache,
     left_padded,
@@ -267,7 +268,7 @@ def test_rebases_and_reranks_round_moved_keys_once(family, policy):
 
 # --- 4. quality on the tiny models -------------------------------------------------------------
 #: Largest |logit - float logit| allowed with teacher forcing on the 0.02-init tiny models.
-TOLERANCE = {"int8": 0.05, "fp8": 0.25, "int4": 0.5}
+TOLERANCE = QUANT_TOLERANCE
 
 
 @pytest.mark.parametrize("kv_dtype", DTYPES)

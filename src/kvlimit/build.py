@@ -75,6 +75,8 @@ def build_cache(
     cache = BoundedCache(limit, policy, layout, keeper, store, position_bound=spec.position_bound)
     cache.model_spec = spec
     cache.config = config.with_tokens(limit)
+    if policy.reads_attention and hf.tap_reports_queries(spec):
+        cache.keep_attended_keys()
     return cache
 
 

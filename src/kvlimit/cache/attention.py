@@ -44,8 +44,8 @@ from .plan import SetWrites, StepPlan
 
 
 def head_mean_attention(
-    query: torch.Tensor,
-    key: torch.Tensor,
+    query: torch.Tensor | None,
+    key: torch.Tensor | None,
     mask: torch.Tensor | None,
     scaling: float,
     weights: torch.Tensor | None,
@@ -53,12 +53,14 @@ def head_mean_attention(
 ) -> torch.Tensor:
     """(batch, n, kv_length) float32: the attention of `query[:, :, queries]` over the keys, mean over heads.
 
-    `weights` (batch, heads, q, kv_length): the model's own (eager); else computed from query and key
-    (grouped-query keys repeated per head group), with `mask` boolean (True = attend) or additive, or
-    None (no masking beyond causality inside a chunk).
+    `weights` (batch, heads, q, kv_length): the model's own (eager, or a family's own attention code);
+    else computed from query and key (grouped-query keys repeated per head group), with `mask` boolean
+    (True = attend) or additive, or None (no masking beyond causality inside a chunk).
     """
     if weights is not None:
         return weights[:, :, queries].float().mean(dim=1)
+    if query is None or key is None:
+        raise ValueError("attention needs the model's weights or its queries and keys")
     q = query[:, :, queries].float()
     batch, heads, n, dim = q.shape
     kv_heads = key.shape[1]
@@ -84,8 +86,8 @@ def fold_attention(
     kept: KeptSet,
     writes: SetWrites,
     mode: AttentionMode,
-    query: torch.Tensor,
-    key: torch.Tensor,
+    query: torch.Tensor | None,
+    key: torch.Tensor | None,
     mask: torch.Tensor | None,
     scaling: float,
     weights: torch.Tensor | None = None,
@@ -147,9 +149,10 @@ def _chunk(plan: StepPlan, kept: KeptSet, writes: SetWrites, mode: AttentionMode
         first = max(0, q - mode.queries)
         probs = attend(slice(first, None))
         scores = (probs * real[:, first:, None]).sum(dim=1)
-        scores = F.avg_pool1d(
-            scores[:, None], mode.pool, stride=1, padding=mode.pool // 2, count_include_pad=False
-        )[:, 0]
+        held = (
+            real.new_zeros((real.shape[0], 0)) if writes.shown is None else kept.valid.gather(1, writes.shown)
+        )
+        scores = _pool_in_time(scores, torch.cat((held, real), dim=1), mode.pool)
         newest = probs[:, -1] if probs.shape[1] else None  # a window of 0 observes no query
     else:  # LAST
         scores = newest = attend(slice(-1, None))[:, 0]
@@ -158,6 +161,25 @@ def _chunk(plan: StepPlan, kept: KeptSet, writes: SetWrites, mode: AttentionMode
         if newest is None:
             newest = attend(slice(-1, None))[:, 0]
         _replace(kept.newest, writes, plan, newest, has_new)
+
+
+def _pool_in_time(scores: torch.Tensor, valid: torch.Tensor, pool: int) -> torch.Tensor:
+    """Each key's score averaged with its `pool` neighbours in time (batch, kv_length).
+
+    Only the row's tokens count: its key columns are in time order but interleaved with columns that
+    hold nothing (empty slots, left padding), whose number depends on the batch. They are moved aside
+    (a stable sort keeps the tokens' order), the scores averaged over the tokens within `pool // 2` on
+    either side (fewer at the ends), and put back; an empty column scores 0.
+    """
+    order = valid.to(torch.int8).argsort(dim=1, stable=True)  # empty columns first, then tokens in time
+    weight = valid.gather(1, order).float()
+    values = scores.gather(1, order) * weight
+    average = functools.partial(
+        F.avg_pool1d, kernel_size=pool, stride=1, padding=pool // 2, count_include_pad=False
+    )
+    total, count = average(values[:, None])[:, 0], average(weight[:, None])[:, 0]
+    pooled = torch.where(count > 0, total / count.clamp(min=1e-12), torch.zeros_like(total)) * weight
+    return torch.zeros_like(scores).scatter(1, order, pooled)
 
 
 def _replace(

@@ -249,17 +249,22 @@ class BoundedCache(Cache):
     def record_attention(
         self,
         layer_idx: int,
-        query: torch.Tensor,
-        key: torch.Tensor,
+        query: torch.Tensor | None,
+        key: torch.Tensor | None,
         mask: torch.Tensor | None,
         scaling: float,
         weights: torch.Tensor | None = None,
     ) -> None:
-        """One bounded layer's attention in the open step (see `kvlimit.cache.attention`)."""
+        """One bounded layer's attention in the open step (see `kvlimit.cache.attention`). `key` None and
+        no `weights`: the keys this layer returned to the attention (`BoundedLayer.attended_keys`)."""
         plan = self.current_plan
         layer = self._bounded.get(layer_idx)
-        mode = None if plan is None else self.policy.attention_mode(plan.kind)
-        if plan is None or layer is None or mode is None:
+        if plan is None or layer is None:
+            return
+        if key is None and weights is None:
+            key = layer.attended_keys()  # handed over even when unused, so that none is held on
+        mode = self.policy.attention_mode(plan.kind)
+        if mode is None:
             return
         kept = self.kept_sets[layer.kept_set]
         fold_attention(plan, kept, plan.writes[layer.kept_set], mode, query, key, mask, scaling, weights)
@@ -281,6 +286,12 @@ class BoundedCache(Cache):
                 f"layer {layer_idx} is not a bounded layer of this cache; bounded layers: {self.bounded_indices}"
             )
         return self.kept_sets[self._bounded[layer_idx].kept_set]
+
+    def keep_attended_keys(self) -> None:
+        """Have every bounded layer keep the keys it returns until the attention tap takes them (an
+        attention that reports its queries but not its keys: `integrations.hf.attention`)."""
+        for layer in self._bounded.values():
+            layer.keep_attended = True
 
     def rotate_sliding_layers(self, delta: torch.Tensor) -> None:
         """Move row b's keys in transformers' own sliding layers by `delta[b]` positions (RoPE)."""

@@ -81,12 +81,20 @@ class KeptSet:
         return int(self.valid.shape[1])
 
     def view(self, phase: str = "decode") -> SlotView:
-        """What a policy may look at in a "decode" or "chunk" step."""
+        """What a policy may look at in a "decode" or "chunk" step.
+
+        Attention scores are shown rounded to float16 (3 significant digits; below float16's smallest
+        normal, 6e-5, they tie at its spacing): scores that differ by float noise alone (the same keys
+        seen by a row alone and in a padded batch, whose matrix products round differently) then tie
+        exactly, and a tie goes to the oldest token whatever the batch, as for knorm's key norms.
+        """
         attention = self.attention
         if phase == "decode" and self.newest is not None:
             attention = self.newest
         elif attention is not None and self.attention_count is not None:
             attention = attention / self.attention_count.clamp(min=1.0)
+        if attention is not None:
+            attention = attention.half().float()
         return SlotView(self.token_index, self.valid, self.token_ids, self.statistic, attention, phase)
 
     def time_order(self, *, empty_first: bool) -> torch.Tensor:

@@ -46,6 +46,10 @@ class BoundedLayer(CacheLayerMixin):
         self.statistic = statistic
         self.plan: StepPlan | None = None
         self.columns = 0  # columns this layer has taken (real tokens and padding), as DynamicLayer counts
+        #: keep the keys `update` returns until `attended_keys` takes them (an attention tap that sees
+        #: the queries but not the keys: a family's own sdpa code)
+        self.keep_attended = False
+        self._attended: torch.Tensor | None = None
 
     # --- what transformers reads --------------------------------------------------------------
     @property
@@ -96,7 +100,16 @@ class BoundedLayer(CacheLayerMixin):
         else:
             keys, values = self._chunk(plan, writes, key_states, value_states)
         self.columns += plan.q
+        if self.keep_attended:
+            self._attended = keys
         return keys, values
+
+    def attended_keys(self) -> torch.Tensor:
+        """The keys the last `update` returned (batch, kv_heads, kv_length, head_dim), handed over once."""
+        keys, self._attended = self._attended, None
+        if keys is None:
+            raise RuntimeError(f"layer {self.layer_idx} kept no attended keys (keep_attended is off)")
+        return keys
 
     def _decode(
         self, plan: StepPlan, writes: SetWrites, key_states: torch.Tensor, value_states: torch.Tensor

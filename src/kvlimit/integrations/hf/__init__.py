@@ -45,7 +45,7 @@ from transformers.generation.configuration_utils import GenerationMode
 from transformers.generation.logits_process import LogitsProcessorList
 from transformers.generation.stopping_criteria import StoppingCriteriaList
 
-from .attention import attention_families, attention_tap
+from .attention import attention_families, attention_tap, tap_reports_queries
 from .decoding import (
     check_decoding_mode,
     enclosing_generate_arguments,
@@ -138,5 +138,6 @@ __all__ = [
     "stock_generate",
     "supported_families",
     "takes_logits_to_keep",
+    "tap_reports_queries",
     "text_config",
 ]

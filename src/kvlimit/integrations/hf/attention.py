@@ -1,8 +1,22 @@
 """The attention scores of a forward, handed to the cache of a policy that chooses by attention.
 
-Contract: within `attention_tap(model, spec, record)`, every attention call of the model also hands
-its queries, keys, mask and (eager) weights to `record`; the model's own attention runs as before.
-`attention_families()` names the families this works for in the installed transformers.
+Contract: within `attention_tap(model, spec, record)`, every attention layer of the model also hands
+what it attended to `record(layer_idx, query, key, mask, scaling, weights)`; the model's own attention
+runs as before. Two ways, by how the installed transformers runs the family's attention:
+
+- through transformers' attention registry (`AttentionInterface`; most families): the model's
+  attention implementation is set, for the block, to a registered wrapper of itself with the same
+  mask function, which passes the queries, the keys the layer returned, the mask and (eager) the
+  weights on;
+- in the family's own code (bloom and mpt; falcon before transformers 5.25; gptj before 5.24): a
+  forward hook on each attention module. Where the module ran its eager code it returns its attention
+  probabilities as its second output, which the hook passes on as the weights. Falcon's sdpa code
+  returns none: the hook recomputes that layer's queries from the module's inputs (its own
+  projection and rotary code) and passes them with the attention mask the module got, and the cache
+  supplies the keys the layer attended (`key=None`). Either way the scores are those of the model's
+  own attention, with its own mask (Falcon-RW's ALiBi bias travels in it).
+
+Every supported family can be tapped (`attention_families()`), with sdpa or eager attention.
 """
 
 from __future__ import annotations
@@ -13,6 +27,7 @@ import functools
 import importlib
 import logging
 import sys
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -28,14 +43,18 @@ from .models import FAMILIES, ModelSpec
 
 logger = logging.getLogger(__name__)
 
-#: (layer_idx, query, key, mask, scaling, weights) -> None; see `attention_tap`.
-AttentionRecord = Callable[[int, torch.Tensor, torch.Tensor, Any, float, Any], None]
+#: (layer_idx, query, key, mask, scaling, weights) -> None; see `attention_tap` (query and key are None
+#: where the weights come from the model itself).
+AttentionRecord = Callable[[int, torch.Tensor | None, torch.Tensor | None, Any, float, Any], None]
 
 # --- attention scores -------------------------------------------------------------------------
 _ATTENTION_TAP: contextvars.ContextVar[AttentionRecord | None] = contextvars.ContextVar(
     "kvlimit_tap", default=None
 )
 _TAPPABLE = ("sdpa", "eager")
+
+
+_HOOKED: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()  # model -> open hook taps
 
 
 @functools.cache
@@ -50,9 +69,15 @@ def _uses_attention_registry(model_type: str) -> bool:
     return hasattr(modeling, "ALL_ATTENTION_FUNCTIONS")
 
 
+def tap_reports_queries(spec: ModelSpec) -> bool:
+    """The tap reports this model's queries without its keys (a family's own sdpa code): the cache must
+    keep the keys each layer returns for it (`BoundedCache.keep_attended_keys`)."""
+    return not _uses_attention_registry(spec.model_type) and spec.attn_implementation != "eager"
+
+
 def attention_families() -> list[str]:
-    """The supported families whose attention kvlimit can read scores from (`attention_tap`)."""
-    return sorted(name for name in FAMILIES if _uses_attention_registry(name))
+    """The supported families whose attention kvlimit can read scores from (`attention_tap`): all."""
+    return sorted(FAMILIES)
 
 
 def _tapped(name: str) -> Callable[..., tuple[torch.Tensor, Any]]:
@@ -85,22 +110,17 @@ def _tapped(name: str) -> Callable[..., tuple[torch.Tensor, Any]]:
 
 @contextlib.contextmanager
 def attention_tap(model: PreTrainedModel, spec: ModelSpec, record: AttentionRecord) -> Iterator[None]:
-    """Within the block, every attention call of `model` also hands its queries and keys to `record`.
-
-    The model runs its own attention as before (sdpa or eager, whose weights are passed on): the
-    model's attention implementation is set, for the block, to a registered wrapper of it with the
-    same mask function (transformers' `AttentionInterface` / `AttentionMaskInterface`), and restored.
-    """
+    """Within the block, every attention layer of `model` also hands what it attended to `record`
+    (see the module docstring); nested blocks tap once, for the innermost `record`."""
     name = spec.attn_implementation
-    if not _uses_attention_registry(spec.model_type):
-        raise ValueError(
-            f"{spec.model_type} computes attention in its own code, which kvlimit cannot read scores from; "
-            f"policies that choose by attention work with {', '.join(attention_families())}"
-        )
     if name not in _TAPPABLE:
         raise ValueError(
             f"policies that choose by attention need attn_implementation 'sdpa' or 'eager'; the model uses {name!r}"
         )
+    if not _uses_attention_registry(spec.model_type):
+        with _weights_hooks(model, record):
+            yield
+        return
     tapped = f"kvlimit_tap_{name}"
     if tapped not in ALL_ATTENTION_FUNCTIONS:
         ALL_ATTENTION_FUNCTIONS.register(tapped, _tapped(name))
@@ -112,4 +132,71 @@ def attention_tap(model: PreTrainedModel, spec: ModelSpec, record: AttentionReco
         yield
     finally:
         model.config._attn_implementation = previous
+        _ATTENTION_TAP.reset(token)
+
+
+def _attention_modules(model: PreTrainedModel) -> list[Any]:
+    """The attention modules of a family whose attention runs in its own code (one per layer)."""
+    return [m for m in model.modules() if type(m).__name__.endswith("Attention") and hasattr(m, "layer_idx")]
+
+
+def _report(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
+    """Forward hook: pass the module's attention to the tap in effect (module docstring)."""
+    record = _ATTENTION_TAP.get()
+    if record is None:
+        return
+    weights = output[1] if isinstance(output, tuple) and len(output) > 1 else None
+    if isinstance(weights, torch.Tensor) and weights.ndim == 4:
+        record(int(module.layer_idx), None, None, None, 1.0, weights)
+        return
+    query_of = _QUERIES.get(type(module).__name__)
+    if query_of is None:
+        raise RuntimeError(
+            f"{type(module).__name__} returned no attention weights and kvlimit cannot recompute its queries; "
+            "a policy that chooses by attention needs one or the other (run the model with eager attention)"
+        )
+    query, mask, scaling = query_of(module, args, kwargs)
+    record(int(module.layer_idx), query, None, mask, scaling, None)
+
+
+def _falcon_query(
+    module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[torch.Tensor, Any, float]:
+    """Falcon's queries (batch, heads, q, head_dim) as its attention used them, its mask and scaling."""
+    hidden = kwargs["hidden_states"] if "hidden_states" in kwargs else args[0]
+    query, _, _ = module._split_heads(module.query_key_value(hidden))
+    batch, length = query.shape[:2]
+    query = query.transpose(1, 2).reshape(batch, module.num_heads, length, module.head_dim)
+    alibi = kwargs.get("alibi", args[1] if len(args) > 1 else None)
+    if alibi is None:  # rotary Falcon: the module's own rotation at the step's positions
+        cos, sin = kwargs["position_embeddings"]
+        apply = sys.modules[type(module).__module__].apply_rotary_pos_emb
+        query, _ = apply(query, query, cos, sin)
+    mask = kwargs.get("attention_mask", args[2] if len(args) > 2 else None)
+    return query, mask, module.head_dim**-0.5
+
+
+#: Families whose own attention code may return no weights (their sdpa path): how to recompute the
+#: queries it used, by attention module class.
+_QUERIES: dict[str, Callable[[Any, tuple[Any, ...], dict[str, Any]], tuple[torch.Tensor, Any, float]]] = {
+    "FalconAttention": _falcon_query,
+}
+
+
+@contextlib.contextmanager
+def _weights_hooks(model: PreTrainedModel, record: AttentionRecord) -> Iterator[None]:
+    """Forward hooks on the model's attention modules for the block (once, however deeply nested)."""
+    token = _ATTENTION_TAP.set(record)
+    handles = []
+    if not _HOOKED.get(model):
+        handles = [m.register_forward_hook(_report, with_kwargs=True) for m in _attention_modules(model)]
+        if not handles:
+            raise ValueError(f"no attention modules found in {type(model).__name__} to read attention from")
+    _HOOKED[model] = _HOOKED.get(model, 0) + 1
+    try:
+        yield
+    finally:
+        _HOOKED[model] -= 1
+        for handle in handles:
+            handle.remove()
         _ATTENTION_TAP.reset(token)
