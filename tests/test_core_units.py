@@ -87,16 +87,20 @@ def test_kept_set_position_operations():
 # --- the planner -------------------------------------------------------------------------------
 def test_evict_takes_the_policys_lowest_and_keeps_the_sinks():
     kept = filled([[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5]], 6)
-    assert evict([kept], Sinks(n_sink=2), [2, 3], ordered=False) is None
+    permutes, evicted = evict([kept], Sinks(n_sink=2), [2, 3], ordered=False)
+    assert permutes is None
     held = [sorted(kept.token_index[r][kept.valid[r]].tolist()) for r in range(2)]
     assert held == [[0, 1, 4, 5], [0, 1, 5]]
+    # what left, rows in order and each row's in time order, read before the slots were emptied
+    assert evicted.rows.tolist() == [0, 0, 1, 1, 1] and evicted.token_index.tolist() == [2, 3, 2, 3, 4]
     with pytest.raises(RuntimeError, match="reached a protected or empty slot"):
         evict([kept], Sinks(n_sink=2), [0, 2], ordered=False)  # row 1 has one evictable token left
 
 
 def test_evict_in_ordered_storage_compacts_in_time_order():
     kept = filled([[0, 1, 2, 3, 4]], 6)
-    (permute,) = evict([kept], Window(), [2], ordered=True)
+    (permute,), evicted = evict([kept], Window(), [2], ordered=True)
+    assert evicted.token_index.tolist() == [0, 1] and evicted.slots.tolist() == [0, 1]
     assert (
         kept.token_index[0].tolist()[:3] == [2, 3, 4] and kept.valid[0].tolist() == [True] * 3 + [False] * 3
     )

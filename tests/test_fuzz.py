@@ -3,7 +3,8 @@
 Hypothesis draws a family, 1-2 layers, an attention implementation, 1-3 left-padded rows, a limit
 (in tokens or as a byte budget), a policy with its settings, the positions mode of learned-position
 models, a decoding mode (greedy, sampling with processors, beam search with
-`num_return_sequences`), `prefill_chunk`, `kv_dtype` and `kv_group`, `max_new_tokens` and
+`num_return_sequences`), `prefill_chunk`, `kv_dtype` and `kv_group`, the recall tier (`recall`,
+`recall_store`, `recall_dtype`: positional policies on the families it serves), `max_new_tokens` and
 `min_new_tokens`: every option generate takes (a test checks the draws against the declarations).
 Every case must:
 
@@ -15,7 +16,7 @@ Every case must:
 4. be batch independent: each row, generated alone along the tokens it got in its batch, gets the
    same logits (beam search: the same sequences and scores), to the tolerance stock transformers
    itself shows between a row alone and in a padded batch (up to 1.7e-5 on these models); with
-   `kv_dtype`, to the quantized cache's own tolerance against float (`QUANT_TOLERANCE`): float noise
+   `kv_dtype` or `recall_dtype`, to the quantized cache's own tolerance against float (`QUANT_TOLERANCE`): float noise
    between the two can move a value across a rounding boundary, storing it one step apart;
 5. replay: the returned sequences fed back through a fresh cache (`kvlimit.forward_step`) give the
    logits (beam search: the `sequences_scores`) that generation reported.
@@ -54,6 +55,7 @@ from .helpers import (
     make_model,
     output_cache,
     replay_logits,
+    serves_recall,
 )
 
 #: run on every supported transformers release (scripts/test-releases.sh)
@@ -67,7 +69,8 @@ def row_tolerance(case: Case) -> float:
     """How far a row's logits alone may be from those in its batch: float noise (ATOL), or with kv_dtype
     the quantized cache's own tolerance against float (a value that float noise moves across a rounding
     boundary is stored one step apart; with an attention policy that can change an eviction)."""
-    return ATOL if case.kv_dtype is None else QUANT_TOLERANCE[case.kv_dtype]
+    dtypes = [d for d in (case.kv_dtype, case.recall_dtype) if d is not None]
+    return max([ATOL, *(QUANT_TOLERANCE[d] for d in dtypes)])
 
 
 PROFILE = dict(
@@ -102,6 +105,9 @@ class Case:
     seed: int
     kv_dtype: str | None = None
     kv_group: int | None = None
+    recall: int | None = None
+    recall_store: int | None = None
+    recall_dtype: str | None = None
 
     @property
     def limit_options(self) -> dict[str, Any]:
@@ -115,6 +121,9 @@ class Case:
             options["kv_dtype"] = self.kv_dtype
             if self.kv_group is not None:
                 options["kv_group"] = self.kv_group
+        for name in ("recall", "recall_store", "recall_dtype"):
+            if getattr(self, name) is not None:
+                options[name] = getattr(self, name)
         return options
 
     @property
@@ -145,7 +154,12 @@ def cases(draw: st.DrawFn) -> Case:
         chosen.update(observation_window=draw(st.integers(0, 6)), pool=draw(st.sampled_from([1, 3])),
                       decode_policy=draw(st.sampled_from(["sinks", "tova"])))  # fmt: skip
     limit = draw(st.integers(by_rule + 2, 16))
-    room = limit - chosen.get("n_sink", 0)
+    recall = recall_store = recall_dtype = None
+    if not POLICIES[policy].per_layer and serves_recall(family) and draw(st.booleans()):
+        recall = draw(st.integers(1, limit - chosen.get("n_sink", 0) - 1))  # at least one recent slot
+        recall_store = draw(st.none() | st.integers(recall, recall + 24))
+        recall_dtype = draw(st.sampled_from([None, "int8", "int4"]))
+    room = limit - (recall or 0) - chosen.get("n_sink", 0)
     positions = None
     if family in LEARNED_POSITION_FAMILIES:
         modes = [None, "clamp"] if POLICIES[policy].per_layer else [None, "reencode", "clamp"]
@@ -184,6 +198,9 @@ def cases(draw: st.DrawFn) -> Case:
         seed=draw(st.integers(0, 2**16)),
         kv_dtype=(kv_dtype := draw(st.sampled_from([None, None, *BITS]))),
         kv_group=draw(st.sampled_from([None, 8, 16])) if kv_dtype else None,
+        recall=recall,
+        recall_store=recall_store,
+        recall_dtype=recall_dtype,
     )
 
 
@@ -216,7 +233,7 @@ def check(case: Case) -> None:
         out = run(case, model, ids, mask, **budget)
     assert recorder.steps >= 1 and output_cache(out).cache_limit == case.limit
     assert max(output_cache(out).stored_tokens()) <= case.limit
-    if max(case.lengths) + case.max_new <= case.limit and case.kv_dtype is None:
+    if max(case.lengths) + case.max_new <= case.limit - (case.recall or 0) and case.kv_dtype is None:
         check_identity(case, model, ids, mask, out)  # quantized: the rounding oracle (test_quantized.py)
     if case.mode == "beams":
         check_beams(case, model, ids, mask, out)
@@ -295,7 +312,7 @@ def check_beams(case: Case, model: Any, ids: torch.Tensor, mask: torch.Tensor, o
             out.sequences_scores[rows], solo.sequences_scores, atol=tolerance, rtol=1e-4
         )
         if (
-            case.kv_dtype is None
+            case.kv_dtype is None and case.recall_dtype is None
         ):  # quantized: beams within the tolerance of each other may be chosen differently
             assert torch.equal(batch_sequences[:, :width], solo_sequences)
             fill = batch_sequences[:, width:]
@@ -312,7 +329,8 @@ def prefill_chunk(case: Case, prompt_length: int, cache: Any) -> int | None:
     """The chunk generate prefills a prompt of `prompt_length` columns with (None: one forward)."""
     if case.prefill_chunk is not None:
         return case.prefill_chunk
-    return cache.policy.default_chunk(case.limit) if prompt_length > case.limit else None
+    kept = cache.kept_limit  # the limit less the recalled slots
+    return cache.policy.default_chunk(kept) if prompt_length > kept else None
 
 
 @given(case=cases())
@@ -373,6 +391,8 @@ def test_the_profile_has_the_cases_it_promises() -> None:
     # every option generate takes (the declarations: kvlimit.config.argument_names) is drawn
     drawn = {name for c in seen for name in c.limit_options}
     assert set(argument_names()) - set(RENAMED_SETTINGS) <= drawn, sorted(set(argument_names()) - drawn)
+    assert {c.recall_dtype for c in seen if c.recall} == {None, "int8", "int4"}
+    assert any(c.recall_store for c in seen) and any(c.recall and c.mode == "beams" for c in seen)
     assert {c.kv_dtype for c in seen} == {None, *BITS} and {c.kv_group for c in seen if c.kv_dtype} >= {
         None,
         8,

@@ -8,7 +8,7 @@
 Importing kvlimit patches nothing. See README.md for the semantics and supported families.
 """
 
-from .build import build_cache
+from .build import build_cache, recall_families
 from .cache import BoundedCache, StepInputs
 from .config import LimitConfig
 from .forward import forward_step
@@ -46,5 +46,6 @@ __all__ = [
     "make_policy",
     "model_folder",
     "plan",
+    "recall_families",
     "supported_families",
 ]

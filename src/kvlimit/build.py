@@ -14,11 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from .cache import BoundedCache, KVStore, LayerLayout, QuantizedStore, StoreLayout, quant
+from .cache.recall import RecallStore, block_for
 from .checks import check_int
 from .config import LimitConfig
 from .integrations import hf
 from .positions import make_keeper
-from .sizing import kv_shapes, token_limit
+from .sizing import kv_shapes, recall_capacity, token_limit
 
 #: Positional policies rebase RoPE keys once positions reach max(this, 4 x the limit): rare, and small
 #: enough that float32 angles stay exact.
@@ -36,6 +37,7 @@ def build_cache(
     max_length: int | None = None,
     rebase_after: int | None = None,
     rank_every: int = RANK_EVERY,
+    recall_block: int | None = None,
 ) -> BoundedCache:
     """A `BoundedCache` for `model` as `config` says, for `rows` rows (batch x beams).
 
@@ -43,7 +45,8 @@ def build_cache(
     per row (None: the limit). rebase_after: RoPE keys of a positional policy are rebased to in-cache
     positions before a position reaches this (default `max(4 x limit, REBASE_MIN)`); a per-layer
     policy re-ranks a row's keys when its positions reach `rank_every x limit`. Both are kept below
-    the model's own position bound (dynamic / longrope contexts, GPT-J's table).
+    the model's own position bound (dynamic / longrope contexts, GPT-J's table). recall_block: tokens
+    per block of the recall store (a divisor of `recall`; default `kvlimit.cache.recall.block_for`).
     """
     if not isinstance(config, LimitConfig):
         raise ValueError(
@@ -53,6 +56,9 @@ def build_cache(
     check_int("max_length", max_length, at_least=1, none_means="the limit")
     check_int("rebase_after", rebase_after, at_least=1, none_means="the default interval")
     check_int("rank_every", rank_every, at_least=1)
+    check_int("recall_block", recall_block, at_least=1, none_means="the default block")
+    if recall_block is not None and config.recall % recall_block:
+        raise ValueError(f"recall_block={recall_block} must divide recall={config.recall}")
     spec = hf.inspect_model(model)
     limit = token_limit(model, config, rows)
     policy = config.policy
@@ -67,12 +73,16 @@ def build_cache(
         hf.make_reencode_fn(model) if spec.positions == "absolute" and absolute_mode == "reencode" else None
     )
     keeper = make_keeper(spec.positions, policy, absolute_mode=absolute_mode, position_bound=spec.position_bound,
-                         rebase_after=rebase_after, reencode=reencode)  # fmt: skip
-    slots = limit if max_length is None else max(1, min(limit, max_length))
+                         rebase_after=rebase_after, reencode=reencode, recall=config.recall)  # fmt: skip
+    kept = limit - config.recall  # slots that keep tokens; the recall tier's R columns are scratch
+    slots = kept if max_length is None else max(1, min(kept, max_length))
     store = _store(
         model, config, layout, slots, sinks_pristine=spec.positions == "rope" and not policy.per_layer
     )
-    cache = BoundedCache(limit, policy, layout, keeper, store, position_bound=spec.position_bound)
+    recall = _recall_store(model, config, spec, layout, rows, recall_block) if config.recall else None
+    cache = BoundedCache(
+        limit, policy, layout, keeper, store, position_bound=spec.position_bound, recall=recall
+    )
     cache.model_spec = spec
     cache.config = config.with_tokens(limit)
     if policy.reads_attention and hf.tap_reports_queries(spec):
@@ -94,6 +104,58 @@ def _layout(spec: hf.ModelSpec, limit: int) -> LayerLayout:
             f"use cache_limit <= {min(w for w in spec.sliding_windows if w is not None)}"
         )
     return LayerLayout(kinds=kinds, sliding_windows=spec.sliding_windows, rope=spec.rope)
+
+
+def _recall_store(
+    model: Any, config: LimitConfig, spec: hf.ModelSpec, layout: LayerLayout, rows: int, block: int | None
+) -> RecallStore:
+    """The recall tier's store for the bounded layers (RoPE or none; attention through the registry)."""
+    if spec.positions != "rope":
+        raise hf.UnsupportedModelError(
+            f"recall places recalled tokens by rotating RoPE keys; {spec.model_type} uses {spec.scheme}. "
+            f"recall works with the RoPE families: {', '.join(recall_families())}"
+        )
+    if not hf.can_prepare(spec):
+        raise hf.UnsupportedModelError(
+            f"recall fills its keys inside the attention, which {spec.model_type} with attn_implementation="
+            f"{spec.attn_implementation!r} does not let kvlimit reach in this transformers release; use 'sdpa' or "
+            f"'eager' with one of: {', '.join(recall_families())}"
+        )
+    bounded = layout.bounded
+    shapes = kv_shapes(model)
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for idx in bounded:
+        groups.setdefault((shapes[idx], id(layout.rope[idx])), []).append(idx)
+    block = block_for(config.recall) if block is None else block
+    capacity = recall_capacity(model, config, bounded, rows, block)
+    if capacity is not None and capacity < config.recall:
+        raise ValueError(
+            f"recall_store holds {capacity} tokens per sequence, fewer than recall={config.recall} slots; "
+            "give it room for at least the recalled slots"
+        )
+    return RecallStore(
+        [(members, layout.rope[members[0]]) for members in groups.values()],
+        config.recall,
+        capacity=capacity,
+        recall_dtype=config.recall_dtype,
+        block=block,
+    )
+
+
+def recall_block(model: Any, config: LimitConfig, limit: int) -> tuple[int, int]:
+    """(tokens, bytes) of one row's recall block for `config.recall` slots at `limit` tokens: the bounded
+    layers' keys and values in `config.recall_dtype` and their key bounds (`sizing.recall_block_bytes`)."""
+    from .sizing import recall_block_bytes
+
+    block = block_for(config.recall)
+    layers = _layout(hf.inspect_model(model), limit).bounded
+    return block, recall_block_bytes(model, layers, config.recall_dtype, block)
+
+
+def recall_families() -> list[str]:
+    """The families recall works with in the installed transformers: RoPE, attention through the registry."""
+    prepared = set(hf.prepare_families())
+    return [name for name, family in hf.FAMILIES.items() if family.positions == "rope" and name in prepared]
 
 
 def _absolute_mode(spec: hf.ModelSpec, config: LimitConfig) -> str:
@@ -121,6 +183,7 @@ def _store(
         shapes={i: shapes[i] if i < len(shapes) else None for i in bounded},
         rope={i: layout.rope[i] for i in bounded},
         pristine_slots=config.policy.protected_tokens if sinks_pristine else 0,
+        scratch=config.recall,
     )
     if config.kv_dtype is None:
         return KVStore(store_layout)

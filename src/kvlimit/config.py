@@ -109,7 +109,30 @@ CACHE_OPTIONS = (
         "N",
         str(DEFAULT_KV_GROUP),
     ),
+    Option(
+        "recall",
+        "slots of the limit given to recalled tokens: what the policy evicts is kept in blocks and the blocks "
+        "the current queries need come back (sinks and window, RoPE models)",
+        "R",
+        "0: off",
+    ),
+    Option(
+        "recall_store",
+        "with recall: the most evicted tokens each sequence keeps, or a memory size for the whole store such as "
+        "256MiB (the oldest blocks go first)",
+        "N|SIZE",
+        "no bound",
+    ),
+    Option(
+        "recall_dtype",
+        "with recall: store the evicted keys and values as int8 or int4 codes",
+        "D",
+        "the model's dtype",
+    ),
 )
+
+#: Quantized dtypes the recall store keeps.
+RECALL_DTYPES = ("int8", "int4")
 
 
 def argument_names() -> tuple[str, ...]:
@@ -138,6 +161,10 @@ class LimitConfig:
         kv_dtype: quantized storage "int8", "int4" or "fp8" (`kvlimit.cache.quant`), or None (the
             model's dtype).
         kv_group: dims per quantization block, one scale each.
+        recall: slots of the limit for recalled tokens (0: no recall tier; `kvlimit.cache.recall`).
+        recall_store_tokens / recall_store_bytes: the recall store's bound, per sequence in tokens or
+            for the whole store in bytes (both None: no bound).
+        recall_dtype: "int8" / "int4" codes in the recall store, or None (the cache's dtype).
     """
 
     cache_limit_tokens: int | None
@@ -147,6 +174,10 @@ class LimitConfig:
     prefill_chunk: int | None = None
     kv_dtype: str | None = None
     kv_group: int = DEFAULT_KV_GROUP
+    recall: int = 0
+    recall_store_tokens: int | None = None
+    recall_store_bytes: int | None = None
+    recall_dtype: str | None = None
 
     @classmethod
     def create(
@@ -158,6 +189,9 @@ class LimitConfig:
         prefill_chunk: int | None = None,
         kv_dtype: str | None = None,
         kv_group: int | None = None,
+        recall: int | None = None,
+        recall_store: int | str | None = None,
+        recall_dtype: str | None = None,
         **policy_settings: Any,
     ) -> LimitConfig:
         """Validate user arguments. `policy_settings` (e.g. ``n_sink=2``) configure a policy named by string."""
@@ -179,8 +213,9 @@ class LimitConfig:
             raise ValueError(f"cache_limit must be a positive number of tokens; got {cache_limit!r}")
 
         policy_obj = make_policy(policy, **policy_settings)
+        recall_slots = _check_recall(recall, recall_store, recall_dtype, policy_obj, tokens)
         if tokens is not None:
-            policy_obj.check_limit(tokens)
+            policy_obj.check_limit(tokens - recall_slots)
 
         mode = "auto" if positions is None else positions
         if mode not in POSITION_MODES:
@@ -190,12 +225,13 @@ class LimitConfig:
         if prefill_chunk is not None:
             check_int("prefill_chunk", prefill_chunk, at_least=1, allowed="a positive int or None")
             if tokens is not None:
-                room = policy_obj.max_chunk(tokens)
+                room = policy_obj.max_chunk(tokens - recall_slots)
                 if prefill_chunk > room:
+                    recalled = f" - recall {recall_slots}" if recall_slots else ""
                     raise ValueError(
                         f"prefill_chunk={prefill_chunk} is larger than the room the policy leaves in the cache "
-                        f"(cache_limit {tokens} - {policy_obj.protected_tokens} protected tokens = {room}); "
-                        f"use prefill_chunk <= {room}"
+                        f"(cache_limit {tokens}{recalled} - {policy_obj.protected_tokens} protected tokens = "
+                        f"{room}); use prefill_chunk <= {room}"
                     )
         if kv_dtype is not None and kv_dtype not in BITS:
             raise ValueError(
@@ -203,7 +239,9 @@ class LimitConfig:
                 f"{suggest(str(kv_dtype), tuple(BITS))}"
             )
         group = DEFAULT_KV_GROUP if kv_group is None else check_kv_group(kv_group)
-        return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group)
+        store_tokens, store_bytes = _recall_store(recall_store)
+        return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
+                   store_bytes, recall_dtype)  # fmt: skip
 
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
@@ -237,13 +275,21 @@ class LimitConfig:
             prefill_chunk=given.pop("prefill_chunk"),
             kv_dtype=given.pop("kv_dtype"),
             kv_group=given.pop("kv_group"),
+            recall=given.pop("recall"),
+            recall_store=given.pop("recall_store"),
+            recall_dtype=given.pop("recall_dtype"),
             **given,
         )
 
     def with_tokens(self, tokens: int) -> LimitConfig:
         """This config with its limit resolved to `tokens` per row (a byte budget, once a model and rows are known)."""
         check_int("limit", tokens, at_least=1)
-        self.policy.check_limit(tokens)
+        if self.recall and tokens <= self.recall + self.policy.protected_tokens:
+            raise ValueError(
+                f"cache_limit={tokens} tokens leaves no recent tokens beside recall={self.recall} and "
+                f"{self.policy.protected_tokens} protected"
+            )
+        self.policy.check_limit(tokens - self.recall)
         return dataclasses.replace(self, cache_limit_tokens=tokens, cache_limit_bytes=None)
 
     def tokens_for(self, bytes_per_token_per_row: int, rows: int, bytes_per_row: int = 0) -> int:
@@ -274,4 +320,60 @@ class LimitConfig:
             else f"{self.cache_limit_bytes} bytes"
         )
         stored = "" if self.kv_dtype is None else f", kv_dtype={self.kv_dtype} (blocks of {self.kv_group})"
-        return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}"
+        recalled = ""
+        if self.recall:
+            bound = self.recall_store_tokens or self.recall_store_bytes
+            recalled = f", recall={self.recall}" + (f" (store bound {bound})" if bound else "")
+            recalled += f", recall_dtype={self.recall_dtype}" if self.recall_dtype else ""
+        return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}{recalled}"
+
+
+def recall_slots(value: int | float, limit: int) -> int:
+    """Recalled slots of `value` at `limit`: an int as is, a fraction below 1 of the limit (comparison
+    runs give recall tiers as fractions: `0.25` is 64 slots at a limit of 256)."""
+    if isinstance(value, float) and 0 < value < 1:
+        return int(value * limit)
+    return int(value)
+
+
+def _check_recall(
+    recall: object, store: object, dtype: object, policy: EvictionPolicy, tokens: int | None
+) -> int:
+    """The recalled slots (0 for None), with the recall options checked against each other and the limit."""
+    slots = check_int("recall", recall, at_least=0, none_means="no recall tier") or 0
+    if not slots:
+        named = [
+            name for name, value in (("recall_store", store), ("recall_dtype", dtype)) if value is not None
+        ]
+        if named:
+            raise ValueError(f"{' and '.join(named)} go with recall=R (R > 0 recalled slots)")
+        return 0
+    if policy.per_layer:
+        raise ValueError(
+            f"recall works with the positional policies sinks and window; {policy.describe()} keeps its tokens "
+            "per layer, scattered in time, and the recalled tokens' positions are defined between the sinks "
+            "and one recent window"
+        )
+    if dtype is not None and dtype not in RECALL_DTYPES:
+        raise ValueError(
+            f"recall_dtype={dtype!r} is not one of {', '.join(map(repr, RECALL_DTYPES))} or None (the model's dtype)"
+        )
+    if tokens is not None and slots >= tokens - policy.protected_tokens:
+        raise ValueError(
+            f"recall={slots} leaves no recent tokens in cache_limit={tokens} beside {policy.protected_tokens} "
+            f"protected; recall must be smaller than cache_limit - {policy.protected_tokens}"
+        )
+    return slots
+
+
+def _recall_store(store: object) -> tuple[int | None, int | None]:
+    """(tokens per sequence, bytes for the whole store) of `recall_store` (None: no bound)."""
+    if store is None:
+        return None, None
+    if isinstance(store, str) and not store.strip().isdigit():
+        return None, parse_bytes(store, parameter="recall_store")
+    if isinstance(store, str):
+        store = int(store)
+    return check_int(
+        "recall_store", store, at_least=1, allowed="a positive int (tokens) or a memory size"
+    ), None

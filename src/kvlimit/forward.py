@@ -8,7 +8,6 @@ chunks (`prefill_spans`), leaving the prompt's last column to generate.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import torch
@@ -28,16 +27,14 @@ def forward_step(
 
     input_ids: (batch, q) new tokens; attention_mask: (batch, q) for just these tokens (1 = real,
     0 = left padding), None when all are real. A forward may bring at most the policy's
-    `max_chunk(cache_limit)` tokens (the limit minus its protected tokens). Plans the step, runs the
+    `max_chunk(cache.kept_limit)` tokens (the limit minus its protected tokens and recall slots). Plans the step, runs the
     forward and advances the cache. Returns the model output (logits for every new token unless
     `logits_to_keep` is passed).
     """
     spec = cache.model_spec or hf.inspect_model(model)
     columns = None if attention_mask is None else attention_mask.to(input_ids.device)
     inputs = hf.step_model_inputs(model, cache, spec, input_ids, columns)
-    with torch.no_grad(), contextlib.ExitStack() as stack:
-        if cache.attention_record is not None:
-            stack.enter_context(hf.attention_tap(model, spec, cache.attention_record))
+    with torch.no_grad(), hf.attention_tap(model, spec, cache.attention_record, cache.attention_prepare):
         out = model(
             input_ids=input_ids, **hf.cache_argument(cache), use_cache=True, **inputs, **forward_kwargs
         )
@@ -74,11 +71,12 @@ def prefill_chunk(cache: BoundedCache, prompt_length: int, chosen: int | None = 
     """Tokens per prefill forward for a prompt of `prompt_length` columns: `chosen` (the config's
     `prefill_chunk`), else the policy's default when the prompt is longer than the limit, else None
     (one forward: it fits)."""
-    room = cache.policy.max_chunk(cache.cache_limit)
+    kept = cache.kept_limit
+    room = cache.policy.max_chunk(kept)
     if chosen is not None:
         if chosen > room:
             raise ValueError(f"prefill_chunk={chosen} exceeds the {room} unprotected tokens of the cache")
         return int(chosen)
-    if prompt_length <= cache.cache_limit:
+    if prompt_length <= kept:
         return None
-    return cache.policy.default_chunk(cache.cache_limit)
+    return cache.policy.default_chunk(kept)

@@ -73,6 +73,9 @@ def generate(
     prefill_chunk: int | None = None,
     kv_dtype: str | None = None,
     kv_group: int | None = None,
+    recall: int | None = None,
+    recall_store: int | str | None = None,
+    recall_dtype: str | None = None,
     window: int | None = None,
     streamer: Any = None,
     **kwargs: Any,
@@ -104,6 +107,13 @@ def generate(
             bytes), "int4" (about a third); None (default) keeps the model's dtype. Per token, in
             blocks of `kv_group` dims with one float16 scale each; the sinks stay in the model's dtype.
         kv_group: dims per quantization block (default 32, as llama.cpp's q8_0 / q4_0).
+        recall: slots of the limit given to recalled tokens (0 or None: off). What the policy evicts
+            is kept in blocks, per row and layer, and each step the blocks the current queries need
+            most fill these slots, between the sinks and the recent window (`kvlimit.cache.recall`;
+            policies sinks and window, RoPE models).
+        recall_store: the most evicted tokens a sequence keeps (int), or a memory size for the whole
+            store ("256MiB"); the oldest blocks go first. None: the store grows with the text.
+        recall_dtype: "int8" or "int4": the recall store keeps codes (None: the cache's dtype).
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
         **kwargs: anything transformers' `generate` takes (max_new_tokens, do_sample, num_beams, ...).

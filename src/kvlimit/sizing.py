@@ -16,6 +16,9 @@ batch job, the planner and the benchmarks all ask here.
   fits a byte budget for `rows` rows.
 - `largest_layer_bytes_per_token(model)`: one token of the largest layer in the model's dtype, what a
   quantized cache dequantizes at a time (the transient the planner counts).
+- `recall_block_bytes(model, layers, recall_dtype, block)`: one block of the recall store (one row,
+  the given layers): its keys and values as stored, and its key bounds (two float32 vectors per KV
+  head); `recall_capacity` turns a `recall_store=` bound into tokens per row.
 """
 
 from __future__ import annotations
@@ -62,6 +65,37 @@ def kv_bytes_per_token(
         for heads, dim in ((shape.key_heads, shape.key_dim), (shape.value_heads, shape.value_dim)):
             total += heads * stored.bytes_per_vector(dim, quant.block_size(dim, kv_group))
     return total
+
+
+def recall_block_bytes(model: Any, layers: list[int], recall_dtype: str | None, block: int) -> int:
+    """Bytes of one recall block of one row over `layers` (see the module docstring)."""
+    from .cache.recall import RECALL_GROUP
+
+    shapes = kv_shapes(model)
+    stored = None if recall_dtype is None else quant.scheme(recall_dtype)
+    total = 0
+    for idx in layers:
+        shape = shapes[idx]
+        for heads, dim in ((shape.key_heads, shape.key_dim), (shape.value_heads, shape.value_dim)):
+            vector = (
+                dim * shape.element_size
+                if stored is None
+                else stored.bytes_per_vector(dim, quant.block_size(dim, RECALL_GROUP))
+            )
+            total += heads * block * vector
+        total += 2 * shape.key_heads * shape.key_dim * 4  # the block's key bounds, float32
+    return total
+
+
+def recall_capacity(model: Any, config: LimitConfig, layers: list[int], rows: int, block: int) -> int | None:
+    """Tokens each row's recall store may keep: `recall_store` in tokens, or its bytes over `rows`
+    rows in whole blocks (None: no bound)."""
+    if config.recall_store_tokens is not None:
+        return config.recall_store_tokens
+    if config.recall_store_bytes is None:
+        return None
+    per_block = recall_block_bytes(model, layers, config.recall_dtype, block)
+    return config.recall_store_bytes // (rows * per_block) * block
 
 
 def largest_layer_bytes_per_token(model: Any) -> int:

@@ -42,6 +42,7 @@ __all__ = [
     "make_model",
     "model_type",
     "rope_parameters_for",
+    "serves_recall",
 ]
 
 VOCAB_SIZE = 128
@@ -347,6 +348,13 @@ FAMILIES: tuple[str, ...] = tuple(_SPECS)
 ALIBI_FAMILIES = frozenset({"bloom", "falcon_alibi", "mpt"})
 LEARNED_POSITION_FAMILIES = frozenset({"gpt2", "gpt_bigcode", "opt"})
 ROPE_FAMILIES = frozenset(FAMILIES) - ALIBI_FAMILIES - LEARNED_POSITION_FAMILIES
+
+
+def serves_recall(family: str) -> bool:
+    """Whether `recall=` works for this family in the installed transformers (`kvlimit.recall_families`)."""
+    import kvlimit
+
+    return family in ROPE_FAMILIES and _SPECS[family][0] in kvlimit.recall_families()
 
 
 def _sdpa_supported(family: str) -> bool:

@@ -34,13 +34,17 @@ Where things live
 - `keeper` (`kvlimit.positions`): positions, through the store's and the kept sets' operations.
 - `kvlimit.cache.plan`: the eviction rules and step plans; `kvlimit.cache.attention`: what the
   attention policies read, folded in by `record_attention`.
+- `recall` (`RecallStore`, with `recall=R`): what the policy evicts, in blocks; `cache_limit - R`
+  slots keep tokens and R columns per step hold recalled ones (the store's scratch slots in a
+  decode step), which the attention fills (`fill_recall`, through `attention_prepare`) with the
+  blocks its queries need, at positions between the sinks and the recent window.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import torch
@@ -51,7 +55,8 @@ from ..positions import PositionKeeper
 from .attention import fold_attention
 from .kept import KeptSet
 from .layer import BoundedLayer
-from .plan import SetWrites, StepPlan, decode_slots, evict, place_chunk, shown_to_chunk
+from .plan import Evicted, SetWrites, StepPlan, decode_slots, evict, place_chunk, shown_to_chunk
+from .recall import RecallStore
 from .rows import RowCounters
 from .store import KVStore
 
@@ -108,8 +113,10 @@ class BoundedCache(Cache):
         layout: per-layer kinds, windows and rope specs.
         keeper: how kept tokens get positions (`kvlimit.positions.make_keeper`).
         store: where the bounded layers' keys and values live (`KVStore`, `QuantizedStore`), built
-            for `slots = min(cache_limit, max_length)` slots per row.
+            for `slots = min(cache_limit, max_length)` slots per row (`cache_limit - R` with recall,
+            and R scratch slots).
         position_bound: the most positions (or keys per query) the model can address; None = unbounded.
+        recall: the recall tier's store, or None.
     """
 
     def __init__(
@@ -121,6 +128,7 @@ class BoundedCache(Cache):
         store: KVStore,
         *,
         position_bound: int | None = None,
+        recall: RecallStore | None = None,
     ):
         policy.check_limit(cache_limit)
         if position_bound is not None and cache_limit > position_bound:
@@ -128,9 +136,13 @@ class BoundedCache(Cache):
                 f"cache_limit={cache_limit} exceeds the {position_bound} positions this model can address; "
                 f"use cache_limit <= {position_bound}"
             )
-        if store.slots > cache_limit:
+        if store.width > cache_limit:
             raise ValueError(
-                f"the store has {store.slots} slots per row, more than cache_limit={cache_limit}"
+                f"the store has {store.width} slots per row, more than cache_limit={cache_limit}"
+            )
+        if recall is not None and store.width - store.slots != recall.slots:
+            raise ValueError(
+                f"the store has {store.width - store.slots} scratch slots but recall has {recall.slots}"
             )
         self.store = store
         self.slots = store.slots
@@ -155,6 +167,12 @@ class BoundedCache(Cache):
         self.policy = policy
         self.layout = layout
         self.keeper = keeper
+        self.recall = recall
+        #: with recall: per bounded layer, the token index and the position of each recalled column in
+        #: the last step that recalled, (batch, kv_heads, n) each, index -1 for an empty column; kept
+        #: only while `record_recalled` is set (inspection, tests)
+        self.record_recalled = False
+        self.last_recalled: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
         #: kept sets: one for every layer (positional policies) or one per bounded layer
         self.n_kept_sets = max(1, len(self._bounded)) if policy.per_layer else 1
         self.bounded_indices = list(self._bounded)
@@ -168,6 +186,12 @@ class BoundedCache(Cache):
         self._reset_rows()
 
     @property
+    def kept_limit(self) -> int:
+        """The most tokens a row keeps: `cache_limit`, less the recall tier's slots (its columns hold
+        recalled tokens, not kept ones). A prompt chunk fits `policy.max_chunk(kept_limit)`."""
+        return self.cache_limit - (0 if self.recall is None else self.recall.slots)
+
+    @property
     def kv_dtype(self) -> str | None:
         """The quantized storage dtype of the bounded layers, or None (the model's dtype)."""
         scheme = getattr(self.store, "scheme", None)
@@ -176,7 +200,10 @@ class BoundedCache(Cache):
     @property
     def stats(self) -> dict[str, int]:
         """What the cache has done: tokens evicted, and the position keeper's moves (rebases, re-encodes)."""
-        return {"rebases": self.keeper.rebases, "reencodes": self.keeper.reencodes, "evicted": self.evicted}
+        stats = {"rebases": self.keeper.rebases, "reencodes": self.keeper.reencodes, "evicted": self.evicted}
+        if self.recall is not None:
+            stats["recall_stored"] = self.recall.stored_total
+        return stats
 
     # --- rows ---------------------------------------------------------------------------------
     def _reset_rows(self) -> None:
@@ -188,6 +215,9 @@ class BoundedCache(Cache):
         # rows fill slots 0..n-1 until a ring eviction: until then a row's next slot is its count
         self._compact = True
         self._column_tail: torch.Tensor | None = None  # (batch, <= window) realness of the last columns
+        #: per row, the recalled tokens its queries see in the open step (0 without recall)
+        self.recalled: list[int] = []
+        self._recall_step: _RecallStep | None = None
         self.keeper.reset()
 
     def _init_rows(self, batch: int, device: torch.device) -> None:
@@ -206,6 +236,9 @@ class BoundedCache(Cache):
             )
             for _ in range(self.n_kept_sets)
         ]
+        self.recalled = [0] * batch
+        if self.recall is not None:
+            self.recall.start(batch)
         self.keeper.start(self)
 
     @property
@@ -349,8 +382,11 @@ class BoundedCache(Cache):
         self.keeper.end_step(self)
 
     def evict(self, need: Sequence[int]) -> list[torch.Tensor] | None:
-        """Evict `need[b]` tokens from each row by the policy (every kept set); see `plan.evict`."""
-        permutes = evict(self.kept_sets, self.policy, need, ordered=self.keeper.ordered)
+        """Evict `need[b]` tokens from each row by the policy (every kept set); see `plan.evict`.
+        With recall, the evicted tokens go to the recall store."""
+        permutes, evicted = evict(self.kept_sets, self.policy, need, ordered=self.keeper.ordered)
+        if self.recall is not None:
+            self._capture(evicted, need)
         self.evicted += sum(need)
         self._compact = self._compact and self.keeper.ordered
         self.rows.set(kept=[k - n for k, n in zip(self.rows.kept, need, strict=True)])
@@ -370,9 +406,16 @@ class BoundedCache(Cache):
             ordered=self.keeper.ordered,
         )
         if any(full):  # a full row's evicted token is gone now, as in a chunk
+            if self.recall is not None:
+                evicting = torch.tensor([b for b, f in enumerate(full) if f], device=input_ids.device)
+                at = slots[0][evicting]
+                kept = self.kept_sets[0]  # a vacated slot keeps its entries until the new token's
+                evicted = Evicted(evicting, at, kept.token_index[evicting, at], kept.positions[evicting, at])
+                self._capture(evicted, [int(f) for f in full])
             rows.evict_one(full, full_t)
             self.evicted += sum(full)
             self._compact = self._compact and self.keeper.ordered
+        recall_columns = self._recall_columns()
         self.keeper.place(self, [1] * rows.batch)
         positions = self.keeper.new_positions(rows.seen_t - rows.shift_t)
         batch_rows = torch.arange(rows.batch, device=input_ids.device)
@@ -388,8 +431,17 @@ class BoundedCache(Cache):
         ]
         mask = self.kept_sets[0].valid[:, :width].long()
         # kept counts each row's valid slots, so a row holding `width` of them fills the mask's columns
-        step = StepInputs(positions[:, None], mask, "decode", mask_all_kept=min(rows.kept) >= width)
-        return StepPlan("decode", 1, width, writes, first_index=first_index), step
+        all_kept = min(rows.kept) >= width and min(self.recalled, default=0) >= recall_columns
+        if recall_columns:  # the store's scratch slots, right after the kept ones (no row is compact)
+            assert width == self.slots
+            mask = torch.cat((mask, self._recall_mask(recall_columns, mask.device)), dim=1)
+            self._recall_step = _RecallStep(
+                width, recall_columns, self.keeper.recall_base(self), positions[:, None]
+            )
+        step = StepInputs(positions[:, None], mask, "decode", mask_all_kept=all_kept)
+        plan = StepPlan("decode", 1, width + recall_columns, writes, first_index=first_index,
+                        recall_columns=recall_columns)  # fmt: skip
+        return plan, step
 
     def _plan_chunk(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None
@@ -411,6 +463,7 @@ class BoundedCache(Cache):
                 f"{self.policy.protected_tokens} protected; feed at most {room} tokens per forward (prefill_chunk)"
             )
         permutes = self.evict(need) if any(need) else None
+        recall_columns = self._recall_columns()
         self.keeper.place(self, counts)
         # stored keys shown to the chunk: every kept set holds kept[b] tokens, so one mask serves them all
         width = max(rows.kept)
@@ -437,9 +490,79 @@ class BoundedCache(Cache):
             )
             for k, kept in enumerate(self.kept_sets)
         ]
-        plan = StepPlan("chunk", q, width + q, writes, write_rows, write_cols, real=real)
-        mask = torch.cat((stored_valid, real), dim=1).long()
+        plan = StepPlan("chunk", q, width + recall_columns + q, writes, write_rows, write_cols, real=real,
+                        recall_columns=recall_columns)  # fmt: skip
+        mask = torch.cat((stored_valid, self._recall_mask(recall_columns, real.device), real), dim=1).long()
+        if recall_columns:
+            self._recall_step = _RecallStep(
+                width, recall_columns, self.keeper.recall_base(self), positions, real
+            )
         return plan, StepInputs(positions, mask, "chunk")
+
+    # --- the recall tier ---------------------------------------------------------------------
+    def _capture(self, evicted: Evicted, counts: Sequence[int]) -> None:
+        """Hand the `evicted` tokens, `counts[b]` of row b, to the recall store (before their slots are
+        reused), each row's in time order."""
+        assert self.recall is not None
+        order = (evicted.rows * (1 << 40) + evicted.token_index).argsort()
+        rows, slots = evicted.rows[order], evicted.slots[order]
+        taken = self.store.take(rows, slots)
+        self.recall.capture(counts, evicted.token_index[order], evicted.positions[order], taken)
+
+    def _recall_columns(self) -> int:
+        """After the step's evictions: each row's recalled tokens this step (`recalled`), and the
+        recall columns the step's keys get (all R of them once any row recalls, else none)."""
+        self._recall_step = None
+        self.last_recalled.clear()
+        if self.recall is None:
+            return 0
+        self.recalled = self.recall.recallable()
+        return self.recall.slots if any(self.recalled) else 0
+
+    def _recall_mask(self, columns: int, device: torch.device) -> torch.Tensor:
+        """(batch, columns) long, 1 where a row's recall column holds a token this step."""
+        counts = torch.tensor(self.recalled if columns else [0] * self.rows.batch, device=device)
+        return (torch.arange(columns, device=device)[None, :] < counts[:, None]).long()
+
+    @property
+    def attention_prepare(self) -> Any:
+        """What the attention of this cache's layers calls before attending (`fill_recall`), or None."""
+        return self.fill_recall if self.recall is not None else None
+
+    def fill_recall(
+        self, layer_idx: int, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
+    ) -> None:
+        """Write the step's recalled keys and values of layer `layer_idx` into the recall columns of `key`
+        and `value` (batch, kv_heads, kv_length, head_dim), chosen by `query` (batch, heads, q, head_dim)."""
+        step = self._recall_step
+        if step is None or self.recall is None or not self.recall.serves(layer_idx) or not self.step_open:
+            return
+        rope = self.layout.rope[layer_idx]
+        unrotated = step.rotate(rope, "query", query, -step.query_positions[:, None, :])
+        if step.real is None:
+            query_vector = unrotated[:, :, 0]
+        else:  # a chunk: the mean of its real queries (InfLLM sums the chunk's scores)
+            real = step.real[:, None, :, None].to(unrotated.dtype)
+            query_vector = (unrotated * real).sum(dim=2) / real.sum(dim=2).clamp(min=1)
+        keys, values, chosen = self.recall.recall(layer_idx, query_vector)
+        n = keys.shape[2]
+        positions = step.base[:, None] + torch.arange(n, device=step.base.device)[None, :]
+        keys = step.rotate(rope, "keys", keys, positions[:, None, :])
+        start, stop = step.start, step.start + step.columns
+        key[:, :, start : start + n] = keys
+        value[:, :, start : start + n] = values
+        if n < step.columns:
+            key[:, :, start + n : stop] = 0
+            value[:, :, start + n : stop] = 0
+        if self.record_recalled:
+            index = self.recall.token_indices(chosen)
+            counts = torch.tensor(self.recalled, device=index.device)
+            index = torch.where(torch.arange(n, device=index.device) < counts[:, None, None], index, -1)
+            self.last_recalled[layer_idx] = (index, positions[:, None, :].expand_as(index))
+
+    def recall_nbytes(self) -> int:
+        """Bytes of the recall store's blocks in use (0 without recall): kept apart from `nbytes()`."""
+        return 0 if self.recall is None else self.recall.nbytes()
 
     # --- transformers' own sliding layers ----------------------------------------------------
     def sliding_mask(self, new_columns: torch.Tensor) -> torch.Tensor:
@@ -471,9 +594,11 @@ class BoundedCache(Cache):
         return super().get_seq_length(layer_idx)
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
-        """Reorder every per-row state for beam search (rows of one batch item only move among themselves)."""
+        """Reorder every per-row state for beam search (rows of one batch item only move among themselves).
+        With recall the order is read on the host: the recall store's block table lives there."""
         if self.started:
-            self._select_rows(beam_idx.to(self.rows.kept_t.device), None)
+            index = beam_idx.to(self.rows.kept_t.device)
+            self._select_rows(index, index.tolist() if self.recall is not None else None)
 
     def batch_repeat_interleave(self, repeats: int) -> None:
         if self.started:
@@ -491,6 +616,10 @@ class BoundedCache(Cache):
             kept.select_(index)
         self.rows.select(index, host_index)
         self.store.select_rows(index, in_place=host_index is None)
+        if self.recall is not None:
+            assert host_index is not None
+            self.recall.select_rows(host_index)
+            self.recalled = [self.recalled[i] for i in host_index]
         self.keeper.rows_selected(self, index, host_index)
         if self._column_tail is not None:
             self._column_tail = self._column_tail.index_select(0, index)
@@ -503,6 +632,8 @@ class BoundedCache(Cache):
         for layer in self.layers:
             layer.reset()
         self.store.reset()
+        if self.recall is not None:
+            self.recall.reset()
         self._reset_rows()
 
     def crop(self, tokens_to_remove: int) -> None:
@@ -545,3 +676,32 @@ class BoundedCache(Cache):
         pristine copies of the sinks are not keys the attention reads (`store.overhead_bytes()`).
         """
         return self.store.nbytes() + sum(kv_bytes_of_layer(layer) for layer in self.sliding_layers.values())
+
+
+@dataclass
+class _RecallStep:
+    """What the attention needs to fill the recall columns of the open step.
+
+    start / columns: where the recall columns are among a layer's keys; base: (batch,) the position
+    of each row's first recalled slot; query_positions: (batch, q) the new tokens' positions; real:
+    a chunk's (batch, q) real tokens (None in a decode step). Rotations are made once per step and
+    rotation (`rotate`), not per layer.
+    """
+
+    start: int
+    columns: int
+    base: torch.Tensor
+    query_positions: torch.Tensor
+    real: torch.Tensor | None = None
+    _cos_sin: dict[tuple[int, str], tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
+
+    def rotate(self, rope: Any, what: str, x: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
+        """`x` (batch, heads, n, dim) rotated by `delta` (batch, 1, n), with cos/sin made once per step
+        (a layer without RoPE: `x` as it is)."""
+        if rope is None:
+            return x
+        key = (id(rope), what)
+        if key not in self._cos_sin or self._cos_sin[key][0].shape[-2] != x.shape[-2]:
+            self._cos_sin[key] = rope.cos_sin(delta, x.device)
+        cos, sin = self._cos_sin[key]
+        return rope.apply(x, cos, sin)

@@ -128,6 +128,13 @@ class BoundedLayer(CacheLayerMixin):
         rows, cols, slots = plan.write_rows, plan.write_cols, writes.write_slots
         placed = None if rows is None or cols is None or slots is None else Placement(rows, cols, slots)
         keys, values = self.store.as_stored(self.layer_idx, key_states, value_states, placed)
+        if plan.recall_columns:  # zeros the attention's recall fills in (`BoundedCache.fill_recall`)
+            keys = torch.cat(
+                (keys.new_zeros((*keys.shape[:2], plan.recall_columns, keys.shape[-1])), keys), dim=2
+            )
+            values = torch.cat(
+                (values.new_zeros((*values.shape[:2], plan.recall_columns, values.shape[-1])), values), dim=2
+            )
         if writes.shown is not None:
             stored_k, stored_v = self.store.gather(self.layer_idx, writes.shown)
             keys = torch.cat((stored_k, keys), dim=2)

@@ -62,6 +62,9 @@ class StepPlan:
         first_index: decode: the smallest token index (a row's count of real tokens before it) among
             the rows' new tokens, known on the host; a layer that keeps its first tokens apart (the
             quantized layer's float sinks) skips that work once every row is past them.
+        recall_columns: columns of recalled tokens among the keys (0: none this step): in a decode
+            step the store's scratch slots after the kept ones, in a chunk between the stored keys
+            shown and the new ones; the recall tier fills them in the attention (`BoundedCache.fill_recall`).
     """
 
     kind: Literal["decode", "chunk"]
@@ -72,6 +75,7 @@ class StepPlan:
     write_cols: torch.Tensor | None = None
     real: torch.Tensor | None = None
     first_index: int = 0
+    recall_columns: int = 0
 
 
 def lowest_slots(scores: torch.Tensor, order: torch.Tensor, k: int) -> torch.Tensor:
@@ -136,23 +140,38 @@ def _ordered_evict(
     return torch.where(full, last, count), permute
 
 
+@dataclass
+class Evicted:
+    """The tokens a chunk evicted from the first kept set: row, slot, token index and position of each
+    (n,), rows in order, read before the slots were emptied."""
+
+    rows: torch.Tensor
+    slots: torch.Tensor
+    token_index: torch.Tensor
+    positions: torch.Tensor
+
+
 def evict(
     sets: Sequence[KeptSet], policy: EvictionPolicy, need: Sequence[int], *, ordered: bool
-) -> list[torch.Tensor] | None:
+) -> tuple[list[torch.Tensor] | None, Evicted]:
     """Evict the `need[b]` lowest-scoring tokens of each row, in every kept set.
 
     Ordered storage is compacted afterwards (kept slots first, in temporal order): returns each
-    kept set's permutation then (to apply to the stored keys/values), else None.
+    kept set's permutation then (to apply to the stored keys/values), else None; and what the first
+    kept set evicted (`Evicted`).
     """
     device = sets[0].valid.device
     most = max(need)
     take = torch.arange(most, device=device)[None, :] < torch.tensor(list(need), device=device)[:, None]
     rows, ranks = take.nonzero(as_tuple=True)
     permutes = []
+    evicted: Evicted | None = None
     for kept in sets:
         # empty slots are not evicted: they are the room already there
         scores = policy.keep_scores(kept.view("chunk")).masked_fill(~kept.valid, float("inf"))
         slots = lowest_slots(scores, kept.token_index, most)[rows, ranks]
+        if evicted is None:
+            evicted = Evicted(rows, slots, kept.token_index[rows, slots], kept.positions[rows, slots])
         if not torch.isfinite(scores[rows, slots]).all():
             raise RuntimeError(
                 "eviction reached a protected or empty slot; the chunk is too large for the cache"
@@ -162,7 +181,8 @@ def evict(
             permute = kept.time_order(empty_first=False)
             kept.gather_(permute)
             permutes.append(permute)
-    return permutes if ordered else None
+    assert evicted is not None
+    return (permutes if ordered else None), evicted
 
 
 def shown_to_chunk(sets: Sequence[KeptSet], width: int) -> list[torch.Tensor] | None:

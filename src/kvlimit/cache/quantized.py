@@ -59,7 +59,7 @@ class QuantizedStore(KVStore):
 
     def _empty_codes(self, states: torch.Tensor) -> Codes:
         batch, heads, _, dim = states.shape
-        return self.scheme.empty((batch, heads, self.slots, dim), self._block(dim), states.device)
+        return self.scheme.empty((batch, heads, self.width, dim), self._block(dim), states.device)
 
     def _block(self, dim: int) -> int:
         return block_size(dim, self.kv_group)
@@ -125,7 +125,7 @@ class QuantizedStore(KVStore):
 
     # --- reads --------------------------------------------------------------------------------
     def read(self, layer: int, length: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        length = self.slots if length is None else min(length, self.slots)
+        length = self.width if length is None else min(length, self.width)
         n = min(self.float_slots, length)
         out = []
         for floats, codes in zip(
@@ -137,6 +137,29 @@ class QuantizedStore(KVStore):
             self.scheme.dequantize_into(_slice(codes, n, length), buffer[:, :, n:])
             out.append(buffer)
         return out[0], out[1]
+
+    def take(
+        self, rows: torch.Tensor, slots: torch.Tensor
+    ) -> list[tuple[list[int], torch.Tensor, torch.Tensor]]:
+        out = []
+        for stack in self.stacks:
+            if not self.has(stack.members[0]):
+                continue
+            per_layer = []
+            for member in stack.members:
+                assert self.dtype is not None
+                per_layer.append(
+                    tuple(
+                        self.scheme.dequantize(
+                            Codes(*(t[rows, :, slots] for t in codes.tensors())), self.dtype
+                        )
+                        for codes in self._codes(member)
+                    )
+                )
+            keys = torch.stack([k for k, _ in per_layer])
+            values = torch.stack([v for _, v in per_layer])
+            out.append((stack.members, keys, values))
+        return out
 
     # --- moves --------------------------------------------------------------------------------
     def permute_slots(self, layer: int, permute: torch.Tensor) -> None:
@@ -170,7 +193,7 @@ class QuantizedStore(KVStore):
         if start < n:
             self.keys_of(layer)[:, :, start:] = moved[:, :, : n - start]
         first = max(start, n)  # the float sinks' codes are never read: requantize only what is
-        if first < self.slots:
+        if first < self.width:
             codes = self._quantize(moved[:, :, first - start :])
             for stored, part in zip(self.key_codes[layer].tensors(), codes.tensors(), strict=True):
                 stored[:, :, first:] = part

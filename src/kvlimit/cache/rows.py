@@ -80,17 +80,21 @@ class RowCounters:
         """The position each row's next token gets (before any rebase): `seen - shift`."""
         return [s - sh for s, sh in zip(self.seen, self.shift, strict=True)]
 
-    def renumbering(self, incoming: Sequence[int], bound: int | None) -> tuple[list[int], list[int]] | None:
+    def renumbering(
+        self, incoming: Sequence[int], bound: int | None, reserve: int = 0
+    ) -> tuple[list[int], list[int]] | None:
         """Renumber each row whose step (`incoming[b]` new tokens) would reach position `bound`.
 
         Returns (new shift, change of shift) per row, 0 change for the other rows: a renumbered row's
-        kept tokens take positions 0..kept-1 and its next token `kept`. None when no row changes.
+        kept tokens take positions `reserve`..`reserve + kept - 1` (positions below are reserved for
+        recalled tokens) and its next token `reserve + kept`. None when no row changes.
         """
         if bound is None:
             return None
         due = self.reaching(incoming, bound)
         shift = [
-            s - k if d else old for s, k, old, d in zip(self.seen, self.kept, self.shift, due, strict=True)
+            s - k - reserve if d else old
+            for s, k, old, d in zip(self.seen, self.kept, self.shift, due, strict=True)
         ]
         delta = [old - new for old, new in zip(self.shift, shift, strict=True)]
         return None if all(d == 0 for d in delta) else (shift, delta)

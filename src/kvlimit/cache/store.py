@@ -50,6 +50,9 @@ class StoreLayout:
             the layer gets a stack of its own).
         rope: per bounded layer, the `RopeSpec` of its keys, or None.
         pristine_slots: the first slots also kept pristine (a positional RoPE policy's sinks), 0: none.
+        scratch: slots after the `slots` of each row that hold no token of their own: the recall
+            tier writes the step's recalled keys there, so a decode step attends to one contiguous
+            view (`read(layer, slots + scratch)`).
     """
 
     slots: int
@@ -57,6 +60,7 @@ class StoreLayout:
     shapes: dict[int, KVShape | None] = field(default_factory=dict)
     rope: dict[int, RopeSpec | None] = field(default_factory=dict)
     pristine_slots: int = 0
+    scratch: int = 0
 
     def stacks(self) -> list[list[int]]:
         """The bounded layers grouped into stacks: equal known shape, device and rotation."""
@@ -89,6 +93,7 @@ class KVStore:
     def __init__(self, layout: StoreLayout):
         self.layout = layout
         self.slots = layout.slots
+        self.width = layout.slots + layout.scratch  # physical slots per row: kept tokens, then scratch
         self.pristine_slots = min(layout.pristine_slots, layout.slots)
         self.stacks = [Stack(members, layout.rope.get(members[0])) for members in layout.stacks()]
         self._where = {idx: (stack, i) for stack in self.stacks for i, idx in enumerate(stack.members)}
@@ -126,7 +131,7 @@ class KVStore:
 
     def _float_slots(self) -> int:
         """Slots each layer keeps in the model's dtype in its stack (all of them here)."""
-        return self.slots
+        return self.width
 
     def _allocate_layer(self, layer: int, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
         """Per-layer storage beside the stacks (a quantized store's codes); nothing here."""
@@ -208,6 +213,20 @@ class KVStore:
             values.gather(2, index.expand(-1, values.shape[1], -1, values.shape[-1])),
         )
 
+    def take(
+        self, rows: torch.Tensor, slots: torch.Tensor
+    ) -> list[tuple[list[int], torch.Tensor, torch.Tensor]]:
+        """The keys and values of slot `slots[i]` of row `rows[i]` in every layer, per stack:
+        (members, keys (layers, n, kv_heads, head_dim), values likewise), in the model's dtype."""
+        out = []
+        for stack in self.stacks:
+            if stack.keys is None or stack.values is None:
+                continue
+            keys = stack.keys.permute(0, 1, 3, 2, 4)[:, rows, slots]
+            values = stack.values.permute(0, 1, 3, 2, 4)[:, rows, slots]
+            out.append((stack.members, keys, values))
+        return out
+
     # --- moves --------------------------------------------------------------------------------
     def permute_slots(self, layer: int, permute: torch.Tensor) -> None:
         """Slot j of row b takes what slot `permute[b, j]` held (batch, slots), in place."""
@@ -256,7 +275,8 @@ class KVStore:
         return [self.keys_of(layer), self.values_of(layer)]
 
     def nbytes(self) -> int:
-        """Bytes of the keys and values held (every layer, every row): what the attention reads."""
+        """Bytes of the keys and values held (every layer, every row): what the attention reads (the
+        recall tier's scratch slots included: its recalled tokens are read there)."""
         return sum(t.numel() * t.element_size() for s in self.stacks for t in s.tensors())
 
     def overhead_bytes(self) -> int:

@@ -32,17 +32,19 @@ def make_keeper(
     position_bound: int | None = None,
     rebase_after: int | None = None,
     reencode: ReencodeFn | None = None,
+    recall: int = 0,
 ) -> PositionKeeper:
     """The keeper for a cache of `kind` under `policy`.
 
     rebase_after: RoPE positions are rebased (positional policies) or re-ranked (per-layer policies)
     before they reach this. absolute_mode: "reencode" or "clamp" for learned positions; `reencode`
-    is the fresh forward it needs.
+    is the fresh forward it needs. recall: positions reserved for recalled tokens between the sinks
+    and the recent window (positional RoPE policies).
     """
     if kind == "rope":
-        return (
-            RopeRanks(rebase_after) if policy.per_layer else RopeSinks(policy.protected_tokens, rebase_after)
-        )
+        if policy.per_layer:
+            return RopeRanks(rebase_after)
+        return RopeSinks(policy.protected_tokens, rebase_after, reserve=recall)
     if kind == "alibi":
         return AlibiOrder()
     if position_bound is None:

@@ -14,7 +14,8 @@ branches on the positional scheme:
    (RoPE rebases, re-ranks and places its sinks here).
 3. `new_positions(positions)`: the positions the new tokens get, from `seen - shift + rank`.
 4. `end_step(cache)`: after the forward, when the cache advances.
-5. `start(cache)` when rows are created, `rows_selected(cache, index, host_index)` when they are
+5. `recall_base(cache)`: with a recall tier, where the step's recalled tokens go (after `place`).
+6. `start(cache)` when rows are created, `rows_selected(cache, index, host_index)` when they are
    reordered or replaced, `reset()` when the cache is emptied.
 
 `ordered` says whether slots must stay in temporal order (ALiBi reads distances from the column
@@ -42,6 +43,7 @@ class Rows(Protocol):
     shift: list[int]
     seen_t: torch.Tensor
     shift_t: torch.Tensor
+    kept_t: torch.Tensor
 
     @property
     def batch(self) -> int: ...
@@ -55,7 +57,7 @@ class Rows(Protocol):
     ) -> None: ...
 
     def renumbering(
-        self, incoming: Sequence[int], bound: int | None
+        self, incoming: Sequence[int], bound: int | None, reserve: int = 0
     ) -> tuple[list[int], list[int]] | None: ...
 
     def reaching(self, incoming: Sequence[int], bound: int) -> list[bool]: ...
@@ -100,6 +102,8 @@ class CacheView(Protocol):
     slots: int
     columns_seen: int
     bounded_indices: list[int]
+    #: per row, the recalled tokens its queries see in the coming step (0 without recall)
+    recalled: list[int]
 
     @property
     def rows(self) -> Rows: ...
@@ -148,6 +152,10 @@ class PositionKeeper:
 
     def rows_selected(self, cache: CacheView, index: torch.Tensor, host_index: Sequence[int] | None) -> None:
         """The cache kept rows `index`; `host_index` None: a permutation among equal rows (beam reorder)."""
+
+    def recall_base(self, cache: CacheView) -> torch.Tensor:
+        """(batch,) the position of each row's first recalled token in the coming step (after `place`)."""
+        raise NotImplementedError(f"{self.name} positions give recalled tokens no place; recall needs RoPE")
 
     def reset(self) -> None:
         """The cache was emptied (what was done, `rebases` and `reencodes`, stays counted)."""

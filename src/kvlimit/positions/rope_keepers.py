@@ -38,14 +38,17 @@ class RopeSinks(PositionKeeper):
     Args:
         n_sink: the policy's protected tokens (the sinks), 0 for none; the store keeps them pristine.
         rebase_after: positions are rebased before one would reach this; None never.
+        reserve: positions kept free between the sinks and the recent window, where the recall
+            tier puts the tokens it brings back (0 without recall).
     """
 
     name: ClassVar[str] = "rope"
 
-    def __init__(self, n_sink: int, rebase_after: int | None):
+    def __init__(self, n_sink: int, rebase_after: int | None, reserve: int = 0):
         super().__init__()
         self.n_sink = n_sink
         self.rebase_after = rebase_after
+        self.reserve = reserve
         self.sink_delta: list[int] = []  # the rotation the stored sink keys carry now, per row
 
     def reset(self) -> None:
@@ -56,10 +59,22 @@ class RopeSinks(PositionKeeper):
 
     def place(self, cache: CacheView, incoming: Sequence[int]) -> None:
         self._maybe_rebase(cache, incoming)
+        # the sinks sit just before the row's recalled tokens, which sit just before its recent window
+        self._place_sinks(cache, [first - self.n_sink for first in self._first_recalled(cache)])
+
+    def recall_base(self, cache: CacheView) -> torch.Tensor:
+        """(batch,) the position of each row's first recalled token: right after its sinks, its
+        `recalled[b]` tokens right before its recent window (call after `place`)."""
+        return torch.tensor(self._first_recalled(cache), device=cache.rows.shift_t.device)
+
+    def _first_recalled(self, cache: CacheView) -> list[int]:
+        """Per row: the position of its recent window's first token (the window keeps its absolute
+        positions, `seen - shift - (kept - n_sink)`), less the tokens it recalls."""
         rows = cache.rows
-        self._place_sinks(
-            cache, [s - sh - k for s, sh, k in zip(rows.seen, rows.shift, rows.kept, strict=True)]
-        )
+        return [
+            s - sh - (k - self.n_sink) - r
+            for s, sh, k, r in zip(rows.seen, rows.shift, rows.kept, cache.recalled, strict=True)
+        ]
 
     def rows_selected(self, cache: CacheView, index: torch.Tensor, host_index: Sequence[int] | None) -> None:
         if host_index is not None:
@@ -80,7 +95,7 @@ class RopeSinks(PositionKeeper):
     def _maybe_rebase(self, cache: CacheView, incoming: Sequence[int]) -> None:
         """Move a row's keys to in-cache positions when its step would reach `rebase_after`."""
         rows = cache.rows
-        renumbered = rows.renumbering(incoming, self.rebase_after)
+        renumbered = rows.renumbering(incoming, self.rebase_after, self.reserve)
         if renumbered is None:
             return
         new_shift, delta = renumbered

@@ -45,7 +45,7 @@ from transformers.generation.configuration_utils import GenerationMode
 from transformers.generation.logits_process import LogitsProcessorList
 from transformers.generation.stopping_criteria import StoppingCriteriaList
 
-from .attention import attention_families, attention_tap, tap_reports_queries
+from .attention import attention_families, attention_tap, can_prepare, prepare_families, tap_reports_queries
 from .decoding import (
     check_decoding_mode,
     enclosing_generate_arguments,
@@ -114,6 +114,7 @@ __all__ = [
     "attn_implementation",
     "build_mask_dict",
     "cache_argument",
+    "can_prepare",
     "check_decoding_mode",
     "check_release",
     "enclosing_generate_arguments",
@@ -128,6 +129,7 @@ __all__ = [
     "normalize_cache_argument",
     "output_cache",
     "passed_cache",
+    "prepare_families",
     "prepared_by_generate",
     "probe_kv_bytes_per_token",
     "probe_kv_shapes",

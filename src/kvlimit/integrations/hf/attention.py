@@ -17,6 +17,10 @@ runs as before. Two ways, by how the installed transformers runs the family's at
   own attention, with its own mask (Falcon-RW's ALiBi bias travels in it).
 
 Every supported family can be tapped (`attention_families()`), with sdpa or eager attention.
+
+A tap may also `prepare` the keys and values before the attention reads them (the recall tier
+writes the blocks it recalls into them, chosen by the layer's queries): `prepare(layer_idx, query,
+key, value)` edits `key` and `value` in place. That needs the registry (`prepare_families()`).
 """
 
 from __future__ import annotations
@@ -46,10 +50,15 @@ logger = logging.getLogger(__name__)
 #: (layer_idx, query, key, mask, scaling, weights) -> None; see `attention_tap` (query and key are None
 #: where the weights come from the model itself).
 AttentionRecord = Callable[[int, torch.Tensor | None, torch.Tensor | None, Any, float, Any], None]
+#: (layer_idx, query, key, value) -> None, edits key and value in place before the attention reads them.
+AttentionPrepare = Callable[[int, torch.Tensor, torch.Tensor, torch.Tensor], None]
 
 # --- attention scores -------------------------------------------------------------------------
 _ATTENTION_TAP: contextvars.ContextVar[AttentionRecord | None] = contextvars.ContextVar(
     "kvlimit_tap", default=None
+)
+_ATTENTION_PREPARE: contextvars.ContextVar[AttentionPrepare | None] = contextvars.ContextVar(
+    "kvlimit_prepare", default=None
 )
 _TAPPABLE = ("sdpa", "eager")
 
@@ -80,6 +89,17 @@ def attention_families() -> list[str]:
     return sorted(FAMILIES)
 
 
+def prepare_families() -> list[str]:
+    """The supported families whose keys and values a tap can prepare (their attention runs through
+    the registry in the installed transformers)."""
+    return sorted(f for f in FAMILIES if _uses_attention_registry(f))
+
+
+def can_prepare(spec: ModelSpec) -> bool:
+    """A tap can prepare this model's keys and values (`prepare=` of `attention_tap`)."""
+    return _uses_attention_registry(spec.model_type) and spec.attn_implementation in _TAPPABLE
+
+
 def _tapped(name: str) -> Callable[..., tuple[torch.Tensor, Any]]:
     """An attention function that runs implementation `name`, then reports to the tap in effect."""
 
@@ -97,9 +117,12 @@ def _tapped(name: str) -> Callable[..., tuple[torch.Tensor, Any]]:
             if name == "eager"
             else ALL_ATTENTION_FUNCTIONS[name]
         )
+        layer_idx = getattr(module, "layer_idx", None)
+        prepare = _ATTENTION_PREPARE.get()
+        if prepare is not None and layer_idx is not None:
+            prepare(int(layer_idx), query, key, value)
         output, weights = original(module, query, key, value, attention_mask, **kwargs)
         record = _ATTENTION_TAP.get()
-        layer_idx = getattr(module, "layer_idx", None)
         if record is not None and layer_idx is not None:
             scaling = kwargs.get("scaling") or query.shape[-1] ** -0.5
             record(int(layer_idx), query, key, attention_mask, float(scaling), weights)
@@ -109,15 +132,29 @@ def _tapped(name: str) -> Callable[..., tuple[torch.Tensor, Any]]:
 
 
 @contextlib.contextmanager
-def attention_tap(model: PreTrainedModel, spec: ModelSpec, record: AttentionRecord) -> Iterator[None]:
-    """Within the block, every attention layer of `model` also hands what it attended to `record`
-    (see the module docstring); nested blocks tap once, for the innermost `record`."""
+def attention_tap(
+    model: PreTrainedModel,
+    spec: ModelSpec,
+    record: AttentionRecord | None = None,
+    prepare: AttentionPrepare | None = None,
+) -> Iterator[None]:
+    """Within the block, every attention layer of `model` also hands what it attended to `record`,
+    and lets `prepare` edit its keys and values first (see the module docstring); nested blocks tap
+    once, for the innermost `record` and `prepare`. Neither given: nothing is tapped."""
+    if record is None and prepare is None:
+        yield
+        return
     name = spec.attn_implementation
     if name not in _TAPPABLE:
-        raise ValueError(
-            f"policies that choose by attention need attn_implementation 'sdpa' or 'eager'; the model uses {name!r}"
-        )
+        need = "policies that choose by attention" if record is not None else "recall"
+        raise ValueError(f"{need} need attn_implementation 'sdpa' or 'eager'; the model uses {name!r}")
     if not _uses_attention_registry(spec.model_type):
+        if prepare is not None:
+            raise ValueError(
+                f"{spec.model_type} computes its attention in its own code in this transformers release, where "
+                f"kvlimit cannot place recalled keys; recall works with: {', '.join(prepare_families())}"
+            )
+        assert record is not None
         with _weights_hooks(model, record):
             yield
         return
@@ -126,12 +163,14 @@ def attention_tap(model: PreTrainedModel, spec: ModelSpec, record: AttentionReco
         ALL_ATTENTION_FUNCTIONS.register(tapped, _tapped(name))
         ALL_MASK_ATTENTION_FUNCTIONS.register(tapped, ALL_MASK_ATTENTION_FUNCTIONS[name])
     token = _ATTENTION_TAP.set(record)
+    prepare_token = _ATTENTION_PREPARE.set(prepare)
     previous = model.config._attn_implementation  # the tap may already be on (a forward inside generate)
     model.config._attn_implementation = tapped
     try:
         yield
     finally:
         model.config._attn_implementation = previous
+        _ATTENTION_PREPARE.reset(prepare_token)
         _ATTENTION_TAP.reset(token)
 
 

@@ -25,7 +25,7 @@ from transformers.masking_utils import (
     create_sliding_window_causal_mask,
 )
 
-from .attention import AttentionRecord, attention_tap
+from .attention import AttentionPrepare, AttentionRecord, attention_tap
 from .models import ModelSpec, text_config
 from .release import CACHE_ARG, MASK_CACHE_ARG, cache_argument, output_cache
 
@@ -76,6 +76,9 @@ class PlannedCache(Protocol):
 
     @property
     def attention_record(self) -> AttentionRecord | None: ...
+
+    @property
+    def attention_prepare(self) -> AttentionPrepare | None: ...
 
 
 def step_model_inputs(
@@ -153,9 +156,7 @@ def steer_generation(model: Any, cache: PlannedCache, spec: ModelSpec) -> Iterat
 
     model.prepare_inputs_for_generation = prepare
     try:
-        with contextlib.ExitStack() as stack:
-            if cache.attention_record is not None:
-                stack.enter_context(attention_tap(model, spec, cache.attention_record))
+        with attention_tap(model, spec, cache.attention_record, cache.attention_prepare):
             yield
         if cache.step_open:
             cache.advance()

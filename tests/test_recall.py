@@ -1,0 +1,359 @@
+"""The recall tier (`recall=R`): oracles for what it brings back and where it puts it.
+
+- Nothing evicted: identical to stock `generate` (greedy, sampling, beams), every family it serves.
+- Depth-1: in a one-layer model each forward's logits equal a fresh forward over exactly the tokens
+  the query attended (the kept ones and, per KV head, the recalled ones) at their assigned
+  positions, through evictions, recalls, chunks and rebases; the fresh forward gets a per-head mask.
+- The hard cap: no query sees more than `cache_limit` keys; attended bytes equal those of the same
+  limit without recall; the store's bytes follow the formula; blocks round-trip (float exactly,
+  quantized within the scheme's bound); beam search replays; rows alone equal rows in a batch.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import kvlimit
+from kvlimit.cache.recall import RecallStore
+from kvlimit.integrations import hf
+from kvlimit.positions.rope import RopeSpec
+from kvlimit.sizing import recall_block_bytes
+
+from .helpers import (
+    ALIBI_FAMILIES,
+    LEARNED_POSITION_FAMILIES,
+    ROPE_FAMILIES,
+    LimitRecorder,
+    attn_implementations,
+    beam_score,
+    left_padded,
+    make_model,
+    output_cache,
+)
+
+pytestmark = pytest.mark.oracle
+
+
+def _serves(family: str) -> bool:
+    model = make_model(family, num_layers=1, attn_implementation=attn_implementations(family)[0])
+    return hf.can_prepare(kvlimit.inspect_model(model))
+
+
+#: the RoPE families whose attention kvlimit can reach in the installed transformers
+RECALL_FAMILIES = sorted(f for f in ROPE_FAMILIES if _serves(f))
+
+
+def _model(family: str, num_layers: int = 2, **overrides):
+    return make_model(
+        family, num_layers=num_layers, attn_implementation=attn_implementations(family)[0], **overrides
+    )
+
+
+# --- nothing evicted ------------------------------------------------------------------------------
+@pytest.mark.parametrize("family", RECALL_FAMILIES)
+def test_nothing_evicted_is_stock_generate(family):
+    model = _model(family)
+    ids, mask = left_padded(model, lengths=(4, 9))
+    new = 12
+    limit = ids.shape[1] + new + 16  # the kept slots (limit - recall) hold everything
+    for mode in ({"do_sample": False}, {"do_sample": True, "top_k": 0}, {"num_beams": 3, "do_sample": False}):
+        kwargs = dict(input_ids=ids, attention_mask=mask, max_new_tokens=new, min_new_tokens=new, **mode)
+        torch.manual_seed(3)
+        want = model.generate(**kwargs)
+        torch.manual_seed(3)
+        got = kvlimit.generate(model, cache_limit=limit, recall=16, **kwargs)
+        assert torch.equal(got, want), mode
+
+
+# --- depth-1 --------------------------------------------------------------------------------------
+def _fresh_attended(model, entries: list[list[tuple[int, int]]], query: tuple[int, int]) -> torch.Tensor:
+    """Last-position logits of a fresh forward over what each query head attended.
+
+    entries[h]: (token, position) pairs KV head h attended besides the query; the forward runs over
+    their union, then the query, with a per-head mask that shows head h only its own.
+    """
+    union = sorted({pair for head in entries for pair in head}, key=lambda p: (p[1], p[0]))
+    n = len(union) + 1
+    heads = model.config.num_attention_heads
+    kv_heads = len(entries)
+    mask = torch.full((1, heads, n, n), torch.finfo(torch.float32).min)
+    mask[:, :, torch.arange(n), torch.arange(n)] = (
+        0.0  # earlier rows see themselves (their logits are unused)
+    )
+    for head in range(heads):
+        seen = set(entries[head // (heads // kv_heads)])
+        for j, pair in enumerate(union):
+            if pair in seen:
+                mask[0, head, -1, j] = 0.0
+    ids = torch.tensor([[t for t, _ in union] + [query[0]]])
+    positions = torch.tensor([[p for _, p in union] + [query[1]]])
+    with torch.no_grad():
+        return model(input_ids=ids, position_ids=positions, attention_mask=mask).logits[0, -1]
+
+
+def _check_step(model, cache, logits, tokens_per_row, atol, trace):
+    """Every row's last logits against `_fresh_attended` over what it attended in the step just run
+    (`atol` None: no check); the step's recalled columns and logits are appended to `trace`."""
+    layer = cache.bounded_indices[0]
+    recalled = cache.last_recalled.get(layer)
+    trace.append((None if recalled is None else [t.clone() for t in recalled], logits.clone()))
+    if atol is None:
+        return recalled is not None
+    for row, tokens in enumerate(tokens_per_row):
+        kept = list(zip(cache.kept_token_indices(row, layer), cache.kept_positions(row, layer), strict=True))
+        *others, (query_index, query_position) = kept
+        kv_heads = 1 if recalled is None else recalled[0].shape[1]
+        entries = [[(tokens[i], p) for i, p in others] for _ in range(kv_heads)]
+        if recalled is not None:
+            index, positions = recalled
+            for head in range(kv_heads):
+                entries[head] += [
+                    (tokens[i], p)
+                    for i, p in zip(index[row, head].tolist(), positions[row, head].tolist(), strict=True)
+                    if i >= 0
+                ]
+        want = _fresh_attended(model, entries, (tokens[query_index], query_position))
+        torch.testing.assert_close(logits[row], want, atol=atol, rtol=atol)
+    return recalled is not None
+
+
+def assert_recall_depth1(
+    model, policy, *, recall_dtype=None, atol=1e-4, steps=40, chunk=3, trace=None, feed=None, fed=None
+):
+    """A left-padded batch prefilled in chunks, then greedy decode steps, each checked by `_check_step`.
+    `feed`: the tokens to decode instead (teacher forcing); `fed` collects the ones decoded."""
+    trace = [] if trace is None else trace
+    limit, recall, block = 10, 4, 2  # 6 kept slots (2 sinks + 4 recent), 2 recalled blocks of 2
+    settings = {"n_sink": 2} if policy == "sinks" else {}
+    config = kvlimit.LimitConfig.create(limit, policy, recall=recall, recall_dtype=recall_dtype, **settings)
+    ids, mask = left_padded(model, lengths=(5, 11))
+    cache = kvlimit.build_cache(model, config, rows=2, rebase_after=24, recall_block=block)
+    cache.record_recalled = True
+    tokens = [ids[row][mask[row].bool()].tolist() for row in range(2)]
+    recalled_steps = 0
+    for start in range(0, ids.shape[1], chunk):  # the prompt in chunks (the last query of each is checked)
+        out = kvlimit.forward_step(
+            model, cache, ids[:, start : start + chunk], mask[:, start : start + chunk]
+        )
+        real = mask[:, start : start + chunk].bool()
+        if bool(real[:, -1].all()):
+            recalled_steps += _check_step(model, cache, out.logits[:, -1], tokens, atol, trace)
+    for step in range(steps):
+        nxt = out.logits[:, -1].argmax(dim=-1) if feed is None else feed[step]
+        if fed is not None:
+            fed.append(nxt)
+        for row in range(2):
+            tokens[row].append(int(nxt[row]))
+        out = kvlimit.forward_step(model, cache, nxt[:, None])
+        recalled_steps += _check_step(model, cache, out.logits[:, -1], tokens, atol, trace)
+    return cache, recalled_steps
+
+
+@pytest.mark.parametrize("family", RECALL_FAMILIES)
+@pytest.mark.parametrize("policy", ["sinks", "window"])
+def test_depth1_attended_tokens_at_their_positions(family, policy):
+    model = _model(family, num_layers=1, sliding_window=64)  # a window above the limit: the layer is bounded
+    cache, recalled_steps = assert_recall_depth1(model, policy)
+    assert recalled_steps >= 30  # recall ran in most steps
+    assert cache.stats["rebases"] >= 1
+    assert cache.stats["recall_stored"] > 0
+
+
+# The random test model amplifies the store's rounding (int8 ~0.4%, int4 ~7% of a block's range) about
+# fourfold in its logits: measured 0.032 and 0.237 of their scale here.
+@pytest.mark.parametrize(("recall_dtype", "relative"), [("int8", 0.05), ("int4", 0.4)])
+def test_depth1_quantized_store_recalls_the_same_tokens(recall_dtype, relative):
+    """Blocks are chosen by bounds of the float keys: a quantized store recalls the same tokens at the
+    same positions as a float one, and its logits differ by its rounding only (relative to their scale).
+    The store's own round trip is bounded in `test_blocks_round_trip`."""
+    model = _model("llama", num_layers=1)
+    exact: list = []
+    tokens: list = []
+    assert_recall_depth1(model, "sinks", trace=exact, steps=20, fed=tokens)
+    rounded: list = []
+    _, recalled_steps = assert_recall_depth1(model, "sinks", recall_dtype=recall_dtype, atol=None, trace=rounded,
+                                             steps=20, feed=tokens)  # fmt: skip
+    assert recalled_steps >= 10
+    for (want_columns, want_logits), (got_columns, got_logits) in zip(exact, rounded, strict=True):
+        assert (want_columns is None) == (got_columns is None)
+        if want_columns is not None:
+            assert all(torch.equal(w, g) for w, g in zip(want_columns, got_columns, strict=True))
+        error = (got_logits - want_logits).abs().max() / want_logits.abs().max()
+        assert error <= relative, f"{recall_dtype}: logits off by {float(error):.3f} of their scale"
+
+
+def test_depth1_with_grouped_heads_choosing_apart():
+    """Four query heads over two KV heads: each KV head picks its own blocks (they differ in some step)."""
+    model = _model("llama", num_layers=1, num_attention_heads=4, num_key_value_heads=2)
+    cache, _ = assert_recall_depth1(model, "sinks", steps=10)
+    index, _ = cache.last_recalled[0]
+    assert index.shape[1] == 2
+
+
+# --- the cap, bytes, rows --------------------------------------------------------------------------
+@pytest.mark.parametrize("family", ["llama", "gpt_neox", "qwen3", "gemma3_text"])
+def test_no_query_sees_more_than_the_limit(monkeypatch, family):
+    model = _model(family)
+    ids, mask = left_padded(model, lengths=(7, 30))
+    limit = 24
+    recorder = LimitRecorder(monkeypatch, limit)
+    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, recall=8, n_sink=2,
+                           max_new_tokens=60, min_new_tokens=60, do_sample=False,
+                           return_dict_in_generate=True)  # fmt: skip
+    assert recorder.max_visible == limit  # the limit is reached: sinks, 8 recalled and the recent window
+    assert output_cache(out).recalled == [8, 8]
+
+
+def test_attended_bytes_as_without_recall_and_store_bytes_by_the_formula():
+    model = _model("llama")
+    ids, mask = left_padded(model, lengths=(7, 12))
+    common = dict(input_ids=ids, attention_mask=mask, cache_limit=32, max_new_tokens=90, min_new_tokens=90,
+                  do_sample=False, return_dict_in_generate=True)  # fmt: skip
+    plain = output_cache(kvlimit.generate(model, **common))
+    for recall_dtype in (None, "int8", "int4"):
+        cache = output_cache(kvlimit.generate(model, recall=16, recall_dtype=recall_dtype, **common))
+        assert cache.nbytes() == plain.nbytes()
+        store = cache.recall
+        blocks = {b for row in store.rows for b in row}
+        per_block = recall_block_bytes(model, cache.bounded_indices, recall_dtype, store.block)
+        assert cache.recall_nbytes() == len(blocks) * per_block > 0
+        # every evicted token is in the store, in blocks of 16
+        assert store.tokens() == cache.stats["evicted"] == cache.stats["recall_stored"]
+
+
+def test_recall_store_bound_drops_the_oldest_blocks():
+    model = _model("llama")
+    ids, mask = left_padded(model, lengths=(7, 12))
+    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=32, recall=16, recall_store=48,
+                           max_new_tokens=120, min_new_tokens=120, do_sample=False, return_dict_in_generate=True)  # fmt: skip
+    store = output_cache(out).recall
+    for row in store.rows:
+        assert len(row) == 3  # 48 tokens = 3 blocks of 16, the newest
+    per_row = recall_block_bytes(model, [0, 1], None, 16)
+    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=32, recall=16,
+                           recall_store=f"{2 * 4 * per_row}B", max_new_tokens=120, do_sample=False,
+                           return_dict_in_generate=True)  # fmt: skip
+    assert all(len(row) == 4 for row in output_cache(out).recall.rows)  # the bytes of 4 blocks per row
+
+
+@pytest.mark.parametrize("family", ["llama", "phi3"])
+def test_rows_alone_equal_rows_in_a_batch(family):
+    model = _model(family)
+    ids, mask = left_padded(model, lengths=(6, 17, 11), seed=4)
+    kwargs = dict(cache_limit=20, recall=8, n_sink=2, max_new_tokens=50, min_new_tokens=50, do_sample=False,
+                  return_dict_in_generate=True, output_logits=True)  # fmt: skip
+    batch = kvlimit.generate(model, input_ids=ids, attention_mask=mask, **kwargs)
+    for row in range(ids.shape[0]):
+        alone = kvlimit.generate(model, input_ids=ids[row : row + 1, mask[row].bool()], **kwargs)
+        for got, want in zip(alone.logits, batch.logits, strict=True):
+            torch.testing.assert_close(got[0], want[row], atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("family", ["llama", "gpt_neox"])
+def test_beam_search_replays(family):
+    """Each returned beam, fed back alone through a fresh cache, gets the score beam search gave it."""
+    model = _model(family)
+    ids, mask = left_padded(model, lengths=(5, 9))
+    limit, penalty = 16, 1.0
+    config = kvlimit.LimitConfig.create(limit, "sinks", n_sink=2, recall=4)
+    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, n_sink=2, recall=4,
+                           max_new_tokens=30, num_beams=3, num_return_sequences=3, do_sample=False,
+                           output_scores=True, return_dict_in_generate=True, length_penalty=penalty)  # fmt: skip
+    assert output_cache(out).stats["recall_stored"] > 0
+    for row in range(out.sequences.shape[0]):
+        item = row // 3
+        prompt, prompt_mask = ids[item : item + 1], mask[item : item + 1]
+        generated = out.sequences[row, ids.shape[1] :].tolist()
+        want = beam_score(
+            model, kvlimit.build_cache(model, config), prompt, prompt_mask, generated, penalty, None
+        )
+        torch.testing.assert_close(out.sequences_scores[row], want, atol=1e-4, rtol=1e-4)
+
+
+# --- the store on its own ---------------------------------------------------------------------------
+def _rope(dim: int = 8) -> RopeSpec:
+    return RopeSpec(1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim)), dim)
+
+
+@pytest.mark.parametrize(("recall_dtype", "bound"), [(None, 1e-5), ("int8", 0.02), ("int4", 0.2)])
+def test_blocks_round_trip(recall_dtype, bound):
+    """Tokens captured at their positions come back unrotated, as written (quantized: within its bound)."""
+    rope = _rope()
+    store = RecallStore([([0, 1], rope)], 8, recall_dtype=recall_dtype, block=4)
+    store.start(2)
+    generator = torch.Generator().manual_seed(0)
+    keys = torch.randn(2, 8, 2, 8, generator=generator)  # (layers, tokens, kv_heads, dim)
+    values = torch.randn(2, 8, 2, 8, generator=generator)
+    positions = torch.arange(8) * 7 + 3
+    rotated = rope.rotate(keys, positions[None, :, None])
+    taken = [([0, 1], rotated, values)]
+    store.capture([4, 4], torch.arange(8), positions, taken)  # 4 tokens per row: one full block each
+    assert store.recallable() == [4, 4]
+    got_k, got_v, chosen = store.recall(1, torch.randn(2, 2, 8, generator=generator))
+    for row in range(2):
+        want_k = keys[1, 4 * row : 4 * row + 4].transpose(0, 1)  # (kv_heads, 4, dim)
+        want_v = values[1, 4 * row : 4 * row + 4].transpose(0, 1)
+        assert (got_k[row, :, :4] - want_k).abs().max() <= bound * want_k.abs().max()
+        assert (got_v[row, :, :4] - want_v).abs().max() <= bound * want_v.abs().max()
+    assert store.token_indices(chosen)[:, :, :4].tolist() == [[[0, 1, 2, 3]] * 2, [[4, 5, 6, 7]] * 2]
+
+
+def test_quest_bound_picks_the_block_holding_the_best_key():
+    rope = _rope()
+    store = RecallStore([([0], rope)], 4, block=4)
+    store.start(1)
+    keys = torch.zeros(1, 16, 1, 8)
+    keys[0, 9, 0] = torch.tensor([5.0, 0, 0, 0, 0, 0, 0, 0])  # token 9, in the third block
+    store.capture([16], torch.arange(16), torch.zeros(16, dtype=torch.long), [([0], keys, keys.clone())])
+    _, _, chosen = store.recall(0, torch.tensor([[[1.0, 0, 0, 0, 0, 0, 0, 0]]]))
+    assert store.token_indices(chosen)[0, 0].tolist() == [8, 9, 10, 11]
+
+
+def test_beam_reorder_shares_closed_blocks_and_copies_the_open_one():
+    store = RecallStore([([0], _rope())], 4, block=4)
+    store.start(2)
+    keys = torch.randn(1, 6, 1, 8)
+    store.capture([6, 0], torch.arange(6), torch.zeros(6, dtype=torch.long), [([0], keys, keys.clone())])
+    closed, open_ = store.rows[0]
+    store.select_rows([0, 0])
+    assert store.rows[0][0] == store.rows[1][0] == closed and store.refs[closed] == 2
+    assert store.rows[0][1] != store.rows[1][1] and open_ in (store.rows[0][1], store.rows[1][1])
+    more = torch.randn(1, 2, 1, 8)
+    store.capture([1, 1], torch.tensor([6, 6]), torch.zeros(2, dtype=torch.long), [([0], more, more.clone())])
+    assert [store.fill[row[1]] for row in store.rows] == [3, 3]
+    store.select_rows([1])  # the first row's open block is freed; the shared closed block stays held once
+    assert store.refs[closed] == 1 and store.tokens() == 7
+
+
+# --- errors -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"recall": 8, "policy": "tova"}, "positional policies"),
+        ({"recall": 28, "n_sink": 4}, "recall must be smaller"),
+        ({"recall": -1}, "recall"),
+        ({"recall_dtype": "int8"}, "go with recall"),
+        ({"recall": 8, "recall_dtype": "fp8"}, "recall_dtype"),
+        ({"recall": 8, "recall_store": 4}, "fewer than recall"),
+        ({"recall": 8, "recall_store": "lots"}, "recall_store"),
+    ],
+)
+def test_bad_recall_arguments_name_the_parameter(arguments, message):
+    model = _model("llama")
+    ids, mask = left_padded(model)
+    with pytest.raises(ValueError, match=message):
+        kvlimit.generate(
+            model, input_ids=ids, attention_mask=mask, cache_limit=32, max_new_tokens=2, **arguments
+        )
+
+
+@pytest.mark.parametrize("family", sorted(ALIBI_FAMILIES | LEARNED_POSITION_FAMILIES))
+def test_models_without_rope_are_refused_with_the_list(family):
+    model = _model(family)
+    ids, mask = left_padded(model)
+    with pytest.raises(kvlimit.UnsupportedModelError, match="recall works with") as info:
+        kvlimit.generate(
+            model, input_ids=ids, attention_mask=mask, cache_limit=32, recall=8, max_new_tokens=2
+        )
+    assert "llama" in str(info.value)
