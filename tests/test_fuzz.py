@@ -4,7 +4,7 @@ Hypothesis draws a family, 1-2 layers, an attention implementation, 1-3 left-pad
 (in tokens or as a byte budget), a policy with its settings, the positions mode of learned-position
 models, a decoding mode (greedy, sampling with processors, beam search with
 `num_return_sequences`), `prefill_chunk`, `kv_dtype` and `kv_group`, the recall tier (`recall`,
-`recall_store`, `recall_dtype`: positional policies on the families it serves), `max_new_tokens` and
+`recall_store`, `recall_dtype`, `recall_score`: positional policies on the families it serves), `max_new_tokens` and
 `min_new_tokens`: every option generate takes (a test checks the draws against the declarations).
 Every case must:
 
@@ -108,6 +108,7 @@ class Case:
     recall: int | None = None
     recall_store: int | None = None
     recall_dtype: str | None = None
+    recall_score: str | None = None
 
     @property
     def limit_options(self) -> dict[str, Any]:
@@ -121,7 +122,7 @@ class Case:
             options["kv_dtype"] = self.kv_dtype
             if self.kv_group is not None:
                 options["kv_group"] = self.kv_group
-        for name in ("recall", "recall_store", "recall_dtype"):
+        for name in ("recall", "recall_store", "recall_dtype", "recall_score"):
             if getattr(self, name) is not None:
                 options[name] = getattr(self, name)
         return options
@@ -154,11 +155,12 @@ def cases(draw: st.DrawFn) -> Case:
         chosen.update(observation_window=draw(st.integers(0, 6)), pool=draw(st.sampled_from([1, 3])),
                       decode_policy=draw(st.sampled_from(["sinks", "tova"])))  # fmt: skip
     limit = draw(st.integers(by_rule + 2, 16))
-    recall = recall_store = recall_dtype = None
+    recall = recall_store = recall_dtype = recall_score = None
     if not POLICIES[policy].per_layer and serves_recall(family) and draw(st.booleans()):
         recall = draw(st.integers(1, limit - chosen.get("n_sink", 0) - 1))  # at least one recent slot
         recall_store = draw(st.none() | st.integers(recall, recall + 24))
-        recall_dtype = draw(st.sampled_from([None, "int8", "int4"]))
+        recall_dtype = draw(st.sampled_from([None, None, "int8", "int4"]))
+        recall_score = draw(st.sampled_from([None, "keys", "bounds"]))
     room = limit - (recall or 0) - chosen.get("n_sink", 0)
     positions = None
     if family in LEARNED_POSITION_FAMILIES:
@@ -201,6 +203,7 @@ def cases(draw: st.DrawFn) -> Case:
         recall=recall,
         recall_store=recall_store,
         recall_dtype=recall_dtype,
+        recall_score=recall_score,
     )
 
 

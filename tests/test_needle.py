@@ -45,7 +45,9 @@ def test_scoring_counts_the_first_number_only(tiny: TinyModel, monkeypatch: pyte
     assert needle.first_number(" 48193. The end") == "48193" and needle.first_number("none") is None
     secrets = needle.secret_numbers(2, seed=0)
 
-    def answers(model, tokenizer, ids, policy, limit):  # full: right, bounded: right only at depth 0.9
+    def answers(
+        model, tokenizer, ids, policy, limit, recall=0
+    ):  # full: right, bounded: right only at depth 0.9
         if limit is None:
             return [f" {n}." for _ in range(ids.shape[0] // 2) for n in secrets]
         return [" 1 then 2"] * 2 + [f" {n}" for n in secrets]

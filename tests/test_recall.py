@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kvlimit
 from kvlimit.cache.recall import RecallStore
@@ -92,13 +94,14 @@ def _fresh_attended(model, entries: list[list[tuple[int, int]]], query: tuple[in
         return model(input_ids=ids, position_ids=positions, attention_mask=mask).logits[0, -1]
 
 
-def _check_step(model, cache, logits, tokens_per_row, atol, trace):
+def _check_step(model, cache, logits, tokens_per_row, atol, trace, relative=None):
     """Every row's last logits against `_fresh_attended` over what it attended in the step just run
-    (`atol` None: no check); the step's recalled columns and logits are appended to `trace`."""
+    (`atol` None: no check; `relative`: within that fraction of the logits' scale instead); the step's
+    recalled columns and logits are appended to `trace`."""
     layer = cache.bounded_indices[0]
     recalled = cache.last_recalled.get(layer)
     trace.append((None if recalled is None else [t.clone() for t in recalled], logits.clone()))
-    if atol is None:
+    if atol is None and relative is None:
         return recalled is not None
     for row, tokens in enumerate(tokens_per_row):
         kept = list(zip(cache.kept_token_indices(row, layer), cache.kept_positions(row, layer), strict=True))
@@ -114,19 +117,25 @@ def _check_step(model, cache, logits, tokens_per_row, atol, trace):
                     if i >= 0
                 ]
         want = _fresh_attended(model, entries, (tokens[query_index], query_position))
-        torch.testing.assert_close(logits[row], want, atol=atol, rtol=atol)
+        if relative is not None:
+            error = float((logits[row] - want).abs().max() / want.abs().max())
+            assert error <= relative, f"logits off by {error:.3f} of their scale"
+        else:
+            torch.testing.assert_close(logits[row], want, atol=atol, rtol=atol)
     return recalled is not None
 
 
 def assert_recall_depth1(
-    model, policy, *, recall_dtype=None, atol=1e-4, steps=40, chunk=3, trace=None, feed=None, fed=None
-):
+    model, policy, *, recall_dtype=None, atol=1e-4, steps=40, chunk=3, trace=None, feed=None, fed=None,
+    score="keys", relative=None,
+):  # fmt: skip
     """A left-padded batch prefilled in chunks, then greedy decode steps, each checked by `_check_step`.
     `feed`: the tokens to decode instead (teacher forcing); `fed` collects the ones decoded."""
     trace = [] if trace is None else trace
     limit, recall, block = 10, 4, 2  # 6 kept slots (2 sinks + 4 recent), 2 recalled blocks of 2
     settings = {"n_sink": 2} if policy == "sinks" else {}
-    config = kvlimit.LimitConfig.create(limit, policy, recall=recall, recall_dtype=recall_dtype, **settings)
+    config = kvlimit.LimitConfig.create(limit, policy, recall=recall, recall_dtype=recall_dtype, recall_score=score,
+                                        **settings)  # fmt: skip
     ids, mask = left_padded(model, lengths=(5, 11))
     cache = kvlimit.build_cache(model, config, rows=2, rebase_after=24, recall_block=block)
     cache.record_recalled = True
@@ -138,7 +147,7 @@ def assert_recall_depth1(
         )
         real = mask[:, start : start + chunk].bool()
         if bool(real[:, -1].all()):
-            recalled_steps += _check_step(model, cache, out.logits[:, -1], tokens, atol, trace)
+            recalled_steps += _check_step(model, cache, out.logits[:, -1], tokens, atol, trace, relative)
     for step in range(steps):
         nxt = out.logits[:, -1].argmax(dim=-1) if feed is None else feed[step]
         if fed is not None:
@@ -146,7 +155,7 @@ def assert_recall_depth1(
         for row in range(2):
             tokens[row].append(int(nxt[row]))
         out = kvlimit.forward_step(model, cache, nxt[:, None])
-        recalled_steps += _check_step(model, cache, out.logits[:, -1], tokens, atol, trace)
+        recalled_steps += _check_step(model, cache, out.logits[:, -1], tokens, atol, trace, relative)
     return cache, recalled_steps
 
 
@@ -164,16 +173,18 @@ def test_depth1_attended_tokens_at_their_positions(family, policy):
 # fourfold in its logits: measured 0.032 and 0.237 of their scale here.
 @pytest.mark.parametrize(("recall_dtype", "relative"), [("int8", 0.05), ("int4", 0.4)])
 def test_depth1_quantized_store_recalls_the_same_tokens(recall_dtype, relative):
-    """Blocks are chosen by bounds of the float keys: a quantized store recalls the same tokens at the
-    same positions as a float one, and its logits differ by its rounding only (relative to their scale).
+    """Scored by bounds, blocks are chosen by the float keys: a quantized store recalls the same tokens
+    at the same positions as a float one, and its logits differ by its rounding only (relative to their
+    scale). (Scored by keys, the stored keys choose: rounding may choose another block; the depth-1
+    oracle over what was recalled holds either way, `test_depth1_keys_score_of_a_quantized_store`.)
     The store's own round trip is bounded in `test_blocks_round_trip`."""
     model = _model("llama", num_layers=1)
     exact: list = []
     tokens: list = []
-    assert_recall_depth1(model, "sinks", trace=exact, steps=20, fed=tokens)
+    assert_recall_depth1(model, "sinks", trace=exact, steps=20, fed=tokens, score="bounds")
     rounded: list = []
     _, recalled_steps = assert_recall_depth1(model, "sinks", recall_dtype=recall_dtype, atol=None, trace=rounded,
-                                             steps=20, feed=tokens)  # fmt: skip
+                                             steps=20, feed=tokens, score="bounds")  # fmt: skip
     assert recalled_steps >= 10
     for (want_columns, want_logits), (got_columns, got_logits) in zip(exact, rounded, strict=True):
         assert (want_columns is None) == (got_columns is None)
@@ -181,6 +192,17 @@ def test_depth1_quantized_store_recalls_the_same_tokens(recall_dtype, relative):
             assert all(torch.equal(w, g) for w, g in zip(want_columns, got_columns, strict=True))
         error = (got_logits - want_logits).abs().max() / want_logits.abs().max()
         assert error <= relative, f"{recall_dtype}: logits off by {float(error):.3f} of their scale"
+
+
+@pytest.mark.parametrize(("recall_dtype", "relative"), [("int8", 0.05), ("int4", 0.4)])
+def test_depth1_keys_score_of_a_quantized_store(recall_dtype, relative):
+    """Scored by the stored (rounded) keys, a quantized store may choose other blocks than a float one;
+    whatever it chose, each step's logits are those of a fresh forward over exactly the tokens it
+    attended, within the store's rounding (the bounds of the test above)."""
+    model = _model("llama", num_layers=1)
+    _, recalled_steps = assert_recall_depth1(model, "sinks", recall_dtype=recall_dtype, atol=None, steps=20,
+                                             relative=relative)  # fmt: skip
+    assert recalled_steps >= 10
 
 
 def test_depth1_with_grouped_heads_choosing_apart():
@@ -211,12 +233,14 @@ def test_attended_bytes_as_without_recall_and_store_bytes_by_the_formula():
     common = dict(input_ids=ids, attention_mask=mask, cache_limit=32, max_new_tokens=90, min_new_tokens=90,
                   do_sample=False, return_dict_in_generate=True)  # fmt: skip
     plain = output_cache(kvlimit.generate(model, **common))
-    for recall_dtype in (None, "int8", "int4"):
-        cache = output_cache(kvlimit.generate(model, recall=16, recall_dtype=recall_dtype, **common))
+    for recall_dtype, score in ((None, "keys"), ("int8", "keys"), ("int4", "keys"), (None, "bounds")):
+        cache = output_cache(
+            kvlimit.generate(model, recall=16, recall_dtype=recall_dtype, recall_score=score, **common)
+        )
         assert cache.nbytes() == plain.nbytes()
         store = cache.recall
         blocks = {b for row in store.rows for b in row}
-        per_block = recall_block_bytes(model, cache.bounded_indices, recall_dtype, store.block)
+        per_block = recall_block_bytes(model, cache.bounded_indices, recall_dtype, store.block, score)
         assert cache.recall_nbytes() == len(blocks) * per_block > 0
         # every evicted token is in the store, in blocks of 16
         assert store.tokens() == cache.stats["evicted"] == cache.stats["recall_stored"]
@@ -299,15 +323,51 @@ def test_blocks_round_trip(recall_dtype, bound):
     assert store.token_indices(chosen)[:, :, :4].tolist() == [[[0, 1, 2, 3]] * 2, [[4, 5, 6, 7]] * 2]
 
 
-def test_quest_bound_picks_the_block_holding_the_best_key():
+@pytest.mark.parametrize("score", ["keys", "bounds"])
+def test_both_scores_pick_the_block_holding_the_best_key(score):
     rope = _rope()
-    store = RecallStore([([0], rope)], 4, block=4)
+    store = RecallStore([([0], rope)], 4, block=4, score=score)
     store.start(1)
     keys = torch.zeros(1, 16, 1, 8)
     keys[0, 9, 0] = torch.tensor([5.0, 0, 0, 0, 0, 0, 0, 0])  # token 9, in the third block
     store.capture([16], torch.arange(16), torch.zeros(16, dtype=torch.long), [([0], keys, keys.clone())])
     _, _, chosen = store.recall(0, torch.tensor([[[1.0, 0, 0, 0, 0, 0, 0, 0]]]))
     assert store.token_indices(chosen)[0, 0].tolist() == [8, 9, 10, 11]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**16), blocks=st.integers(1, 6), group=st.sampled_from([1, 3]))
+def test_key_scores_pick_the_block_of_the_largest_product(seed, blocks, group):
+    """score="keys": per KV head, the chosen block holds the key with the largest product with any of
+    the group's query heads (float16 ties aside: the draw is continuous)."""
+    generator = torch.Generator().manual_seed(seed)
+    store = RecallStore([([0], _rope())], 4, block=4, score="keys")
+    store.start(1)
+    keys = torch.randn(1, 4 * blocks, 2, 8, generator=generator)  # 2 KV heads
+    positions = torch.arange(4 * blocks)
+    rotated = _rope().rotate(keys, positions[None, :, None])
+    store.capture([4 * blocks], positions, positions, [([0], rotated, keys.clone())])
+    query = torch.randn(1, 2 * group, 8, generator=generator)
+    _, _, chosen = store.recall(0, query)
+    products = torch.einsum("tkd,kgd->kgt", keys[0], query[0].view(2, group, 8)).amax(dim=1)  # (kv_heads, t)
+    for head in range(2):
+        best = int(products[head].argmax())
+        top = products[head].sort(descending=True).values
+        if len(top) > 1 and float(top[0] - top[1]) < 1e-2 * float(top[0].abs()):
+            continue  # within float16 rounding of a second key
+        assert int(store.token_indices(chosen)[0, head, 0]) == best // 4 * 4
+
+
+def test_keys_score_keeps_no_bounds_and_bounds_score_counts_them():
+    keys_store = RecallStore([([0], _rope())], 4, block=4, score="keys")
+    bounds_store = RecallStore([([0], _rope())], 4, block=4, score="bounds")
+    keys = torch.randn(1, 8, 2, 8)
+    for store in (keys_store, bounds_store):
+        store.start(1)
+        store.capture([8], torch.arange(8), torch.arange(8), [([0], keys, keys.clone())])
+    vectors = 2 * 2 * 4 * 8 * 4  # keys and values: 2 heads x 4 tokens x 8 dims, float32
+    assert keys_store.bytes_per_block() == vectors and keys_store.groups[0].low is None
+    assert bounds_store.bytes_per_block() == vectors + 2 * 2 * 8 * 4  # + low and high per head
 
 
 def test_beam_reorder_shares_closed_blocks_and_copies_the_open_one():
@@ -333,7 +393,7 @@ def test_beam_reorder_shares_closed_blocks_and_copies_the_open_one():
         ({"recall": 8, "policy": "tova"}, "positional policies"),
         ({"recall": 28, "n_sink": 4}, "recall must be smaller"),
         ({"recall": -1}, "recall"),
-        ({"recall_dtype": "int8"}, "go with recall"),
+        ({"recall_dtype": "int8"}, "goes with recall"),
         ({"recall": 8, "recall_dtype": "fp8"}, "recall_dtype"),
         ({"recall": 8, "recall_store": 4}, "fewer than recall"),
         ({"recall": 8, "recall_store": "lots"}, "recall_store"),

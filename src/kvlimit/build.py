@@ -138,6 +138,7 @@ def _recall_store(
         config.recall,
         capacity=capacity,
         recall_dtype=config.recall_dtype,
+        score=config.recall_score,
         block=block,
     )
 
@@ -149,7 +150,7 @@ def recall_block(model: Any, config: LimitConfig, limit: int) -> tuple[int, int]
 
     block = block_for(config.recall)
     layers = _layout(hf.inspect_model(model), limit).bounded
-    return block, recall_block_bytes(model, layers, config.recall_dtype, block)
+    return block, recall_block_bytes(model, layers, config.recall_dtype, block, config.recall_score)
 
 
 def recall_families() -> list[str]:

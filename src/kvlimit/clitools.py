@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from . import models as _models
 from .cache.quant import BITS, DEFAULT_KV_GROUP, check_kv_group
-from .config import CACHE_OPTIONS, parse_bytes
+from .config import CACHE_OPTIONS, RECALL_DTYPES, RECALL_SCORES, parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
 from .policies import POLICIES, RENAMED_SETTINGS, declared_settings, policies_taking, policy_names
 
@@ -56,7 +56,11 @@ def declared(name: str) -> str:
     """The declared help of one of the cache's own settings (`kvlimit.config.CACHE_OPTIONS`), in the
     command line's words."""
     option = next(o for o in CACHE_OPTIONS if o.name == name)
-    return cli_names(option.help).replace("with kv_dtype", "with --kv-dtype")
+    return (
+        cli_names(option.help)
+        .replace("with kv_dtype", "with --kv-dtype")
+        .replace("with recall", "with --recall")
+    )
 
 
 def add_kv_storage_arguments(group: Any) -> None:
@@ -100,6 +104,54 @@ def kv_storage_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if kv_dtype is None and group != DEFAULT_KV_GROUP:
         raise CLIError("--kv-group goes with --kv-dtype int8, int4 or fp8")
     return {"kv_dtype": kv_dtype, "kv_group": group if kv_dtype is not None else None}
+
+
+def add_recall_arguments(group: Any) -> None:
+    """`--recall R`, `--recall-store N|SIZE` and `--recall-dtype D`: the recall tier of one cache."""
+    group.add_argument("--recall", metavar="R", type=int, default=0,
+                       help=f"{declared('recall')} (default: 0, off)")  # fmt: skip
+    group.add_argument("--recall-store", metavar="N|SIZE", default=None,
+                       help=f"{declared('recall_store')} (default: no bound)")  # fmt: skip
+    group.add_argument("--recall-dtype", metavar="none|int8|int4", default="none",
+                       help=f"{declared('recall_dtype')}; none keeps the model's dtype (default: none)")  # fmt: skip
+    group.add_argument("--recall-score", metavar="|".join(RECALL_SCORES), default=None,
+                       help=f"{declared('recall_score')} (default: keys)")  # fmt: skip
+
+
+def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """LimitConfig's recall, recall_store and recall_dtype from `--recall`, `--recall-store` and
+    `--recall-dtype` (validated by `LimitConfig.create`; the words checked here)."""
+    dtype = args.recall_dtype.strip().lower()
+    if dtype not in ("none", *RECALL_DTYPES):
+        raise CLIError(f"--recall-dtype {args.recall_dtype!r} is not one of none, {', '.join(RECALL_DTYPES)}")
+    score = None if args.recall_score is None else args.recall_score.strip().lower()
+    if score is not None and score not in RECALL_SCORES:
+        raise CLIError(f"--recall-score {args.recall_score!r} is not one of {', '.join(RECALL_SCORES)}")
+    return {
+        "recall": args.recall or None,
+        "recall_store": args.recall_store,
+        "recall_dtype": None if dtype == "none" else dtype,
+        "recall_score": score,
+    }
+
+
+def recall_values(text: str) -> list[int | float]:
+    """A `--recall R[,R...]` list of comparison runs: slots (64), or fractions of each limit below 1 (0.25)."""
+    values: list[int | float] = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            value = float(item)
+        except ValueError:
+            value = -1.0
+        if value < 0 or (value >= 1 and value != int(value)):
+            raise CLIError(
+                f"--recall takes slots (64) or fractions of the limit below 1 (0.25); got {item!r}"
+            )
+        values.append(value if 0 < value < 1 else int(value))
+    return values
 
 
 class ParagraphFormatter(argparse.HelpFormatter):

@@ -129,10 +129,19 @@ CACHE_OPTIONS = (
         "D",
         "the model's dtype",
     ),
+    Option(
+        "recall_score",
+        "with recall: how blocks are chosen, keys (each block's best key for the queries, exactly) or bounds "
+        "(Quest's per-channel key bounds: cheaper, looser)",
+        "S",
+        "keys",
+    ),
 )
 
 #: Quantized dtypes the recall store keeps.
 RECALL_DTYPES = ("int8", "int4")
+#: How the recall tier scores its blocks (`kvlimit.cache.recall`).
+RECALL_SCORES = ("keys", "bounds")
 
 
 def argument_names() -> tuple[str, ...]:
@@ -164,7 +173,8 @@ class LimitConfig:
         recall: slots of the limit for recalled tokens (0: no recall tier; `kvlimit.cache.recall`).
         recall_store_tokens / recall_store_bytes: the recall store's bound, per sequence in tokens or
             for the whole store in bytes (both None: no bound).
-        recall_dtype: "int8" / "int4" codes in the recall store, or None (the cache's dtype).
+        recall_dtype: "int8" / "int4" codes in the recall store, or None (the model's dtype).
+        recall_score: "keys" or "bounds", how the recall tier scores its blocks.
     """
 
     cache_limit_tokens: int | None
@@ -178,6 +188,7 @@ class LimitConfig:
     recall_store_tokens: int | None = None
     recall_store_bytes: int | None = None
     recall_dtype: str | None = None
+    recall_score: str = "keys"
 
     @classmethod
     def create(
@@ -192,6 +203,7 @@ class LimitConfig:
         recall: int | None = None,
         recall_store: int | str | None = None,
         recall_dtype: str | None = None,
+        recall_score: str | None = None,
         **policy_settings: Any,
     ) -> LimitConfig:
         """Validate user arguments. `policy_settings` (e.g. ``n_sink=2``) configure a policy named by string."""
@@ -213,7 +225,7 @@ class LimitConfig:
             raise ValueError(f"cache_limit must be a positive number of tokens; got {cache_limit!r}")
 
         policy_obj = make_policy(policy, **policy_settings)
-        recall_slots = _check_recall(recall, recall_store, recall_dtype, policy_obj, tokens)
+        recall_slots = _check_recall(recall, recall_store, recall_dtype, recall_score, policy_obj, tokens)
         if tokens is not None:
             policy_obj.check_limit(tokens - recall_slots)
 
@@ -241,7 +253,7 @@ class LimitConfig:
         group = DEFAULT_KV_GROUP if kv_group is None else check_kv_group(kv_group)
         store_tokens, store_bytes = _recall_store(recall_store)
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
-                   store_bytes, recall_dtype)  # fmt: skip
+                   store_bytes, recall_dtype, recall_score or "keys")  # fmt: skip
 
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
@@ -278,6 +290,7 @@ class LimitConfig:
             recall=given.pop("recall"),
             recall_store=given.pop("recall_store"),
             recall_dtype=given.pop("recall_dtype"),
+            recall_score=given.pop("recall_score"),
             **given,
         )
 
@@ -325,6 +338,7 @@ class LimitConfig:
             bound = self.recall_store_tokens or self.recall_store_bytes
             recalled = f", recall={self.recall}" + (f" (store bound {bound})" if bound else "")
             recalled += f", recall_dtype={self.recall_dtype}" if self.recall_dtype else ""
+            recalled += f", recall_score={self.recall_score}" if self.recall_score != "keys" else ""
         return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}{recalled}"
 
 
@@ -337,16 +351,19 @@ def recall_slots(value: int | float, limit: int) -> int:
 
 
 def _check_recall(
-    recall: object, store: object, dtype: object, policy: EvictionPolicy, tokens: int | None
+    recall: object, store: object, dtype: object, score: object, policy: EvictionPolicy, tokens: int | None
 ) -> int:
     """The recalled slots (0 for None), with the recall options checked against each other and the limit."""
     slots = check_int("recall", recall, at_least=0, none_means="no recall tier") or 0
     if not slots:
         named = [
-            name for name, value in (("recall_store", store), ("recall_dtype", dtype)) if value is not None
+            f"{name}={value!r}"
+            for name, value in (("recall_store", store), ("recall_dtype", dtype), ("recall_score", score))
+            if value is not None
         ]
         if named:
-            raise ValueError(f"{' and '.join(named)} go with recall=R (R > 0 recalled slots)")
+            verb = "goes" if len(named) == 1 else "go"
+            raise ValueError(f"{' and '.join(named)} {verb} with recall=R (R > 0 recalled slots)")
         return 0
     if policy.per_layer:
         raise ValueError(
@@ -354,6 +371,8 @@ def _check_recall(
             "per layer, scattered in time, and the recalled tokens' positions are defined between the sinks "
             "and one recent window"
         )
+    if score is not None and score not in RECALL_SCORES:
+        raise ValueError(f"recall_score={score!r} is not one of {', '.join(map(repr, RECALL_SCORES))}")
     if dtype is not None and dtype not in RECALL_DTYPES:
         raise ValueError(
             f"recall_dtype={dtype!r} is not one of {', '.join(map(repr, RECALL_DTYPES))} or None (the model's dtype)"

@@ -76,6 +76,7 @@ def generate(
     recall: int | None = None,
     recall_store: int | str | None = None,
     recall_dtype: str | None = None,
+    recall_score: str | None = None,
     window: int | None = None,
     streamer: Any = None,
     **kwargs: Any,
@@ -113,7 +114,9 @@ def generate(
             policies sinks and window, RoPE models).
         recall_store: the most evicted tokens a sequence keeps (int), or a memory size for the whole
             store ("256MiB"); the oldest blocks go first. None: the store grows with the text.
-        recall_dtype: "int8" or "int4": the recall store keeps codes (None: the cache's dtype).
+        recall_dtype: "int8" or "int4": the recall store keeps codes (None: the model's dtype).
+        recall_score: how blocks are chosen: "keys" (default: each block's best key for the step's
+            queries, exactly) or "bounds" (Quest's per-channel key bounds: cheaper, looser).
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
         **kwargs: anything transformers' `generate` takes (max_new_tokens, do_sample, num_beams, ...).

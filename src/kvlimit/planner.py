@@ -18,7 +18,11 @@ memory the system has available). Measured, not guessed:
 - with `kv_dtype` (a quantized bounded cache): the stored bytes per token (codes and scales,
   `kv_bytes_per_token(model, kv_dtype)`), the policy's sinks kept in the model's dtype per row, and
   the one layer at a time a forward dequantizes (its keys and values of `limit` tokens in the
-  model's dtype, per row), counted as transient.
+  model's dtype, per row), counted as transient;
+- with `recall` (a config's recall tier): the recall store of each row, computed (not probed) from
+  its block (`build.recall_block`): every token evicted from the `limit - recall` kept slots by the
+  end of the run, up to `recall_store`, in whole blocks. On the CPU it counts against the budget; on
+  a GPU it lives in host memory and is reported apart.
 
 A batch of `b` sequences is predicted to peak at `now + b x rows_per_sequence x (cache per row +
 transient per row) + transient fixed`; the largest `b` whose growth fits `memory` is the plan.
@@ -64,6 +68,7 @@ class PlanRow:
     cache_bytes_per_sequence: int
     sequences: int
     predicted_peak_bytes: int | None
+    recall_bytes_per_sequence: int = 0  # its recall store at the end of the run (apart from the cache)
 
 
 @dataclass(frozen=True)
@@ -84,8 +89,30 @@ class MemoryPlan:
     stored_bytes_per_token: int = 0  # a quantized bounded cache's (0: as kv_bytes_per_token)
     sink_bytes_per_row: int = 0  # a quantized bounded cache's sinks, kept in the model's dtype
     dequantized_bytes_per_token: int = 0  # the largest layer's keys and values of one token, dequantized
+    recall: int = 0  # recalled slots of each limit (0: no recall tier)
+    recall_block_tokens: int = 0
+    recall_block_bytes: int = 0  # one row's block over every bounded layer, key bounds included
+    recall_store_tokens: int | None = None  # the store's bound per row in tokens (None: none)
+    recall_store_total_bytes: int | None = None  # the store's bound for the whole batch in bytes
     rows: list[PlanRow] = field(default_factory=list)
     stock: PlanRow | None = None
+
+    def recall_bytes_per_row(self, cache_limit: int | None) -> int:
+        """One row's recall store at the end of the run: every token evicted from its kept slots
+        (`cache_limit - recall`), up to `recall_store` tokens, in whole blocks (0 without recall).
+        The cache is fed the prompt and every new token but the last."""
+        if not self.recall or cache_limit is None:
+            return 0
+        fed = self.prompt_tokens + self.new_tokens - 1
+        evicted = max(0, fed - (cache_limit - self.recall))
+        if self.recall_store_tokens is not None:
+            evicted = min(evicted, self.recall_store_tokens)
+        blocks = -(-evicted // self.recall_block_tokens)
+        return blocks * self.recall_block_bytes
+
+    def _store_counted(self) -> bool:
+        """The recall store shares the budget's memory (CPU); on a GPU it lives in host memory."""
+        return not self.device.startswith("cuda")
 
     def cache_bytes_per_row(self, cache_limit: int | None) -> int:
         """One row's cache bytes at the end of the run (the unbounded cache: prompt + new tokens)."""
@@ -108,13 +135,30 @@ class MemoryPlan:
         """The process's predicted peak when generating `sequences` sequences with `cache_limit`."""
         rows = sequences * self.num_beams
         per_row = self.cache_bytes_per_row(cache_limit) + self.transient_bytes_per_row(cache_limit)
-        return self.process_bytes + rows * per_row + self.transient_fixed_bytes
+        return (
+            self.process_bytes
+            + rows * per_row
+            + self.transient_fixed_bytes
+            + self._store_bytes(rows, cache_limit)
+        )
+
+    def _store_bytes(self, rows: int, cache_limit: int | None) -> int:
+        """The recall store of `rows` rows, as far as it shares the budget's memory."""
+        if not self._store_counted():
+            return 0
+        total = rows * self.recall_bytes_per_row(cache_limit)
+        return total if self.recall_store_total_bytes is None else min(total, self.recall_store_total_bytes)
 
     def fits(self, cache_limit: int | None) -> int:
         """The most sequences whose predicted growth fits `memory` (0 when one does not)."""
         per_row = self.cache_bytes_per_row(cache_limit) + self.transient_bytes_per_row(cache_limit)
-        per_sequence = self.num_beams * per_row
         room = self.memory - self.transient_fixed_bytes
+        store_bound = self.recall_store_total_bytes
+        if self._store_counted() and store_bound is None:
+            per_row += self.recall_bytes_per_row(cache_limit)
+        elif self._store_counted() and store_bound is not None and self.recall_bytes_per_row(cache_limit):
+            room -= store_bound  # a store bounded in bytes takes at most its bound
+        per_sequence = self.num_beams * per_row
         return max(0, room // per_sequence) if per_sequence > 0 else 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,11 +215,28 @@ def plan(
         stored_bytes_per_token=stored,
         sink_bytes_per_row=sinks,
         dequantized_bytes_per_token=largest_layer_bytes_per_token(model) if kv_dtype else 0,
+        **_recall_facts(model, config, min(limits)),
     )
     rows = [_row(partial, limit) for limit in limits]
     plan_ = MemoryPlan(**{**asdict(partial), "rows": rows, "stock": _row(partial, None)})
     logger.info("plan: %s", plan_)
     return plan_
+
+
+def _recall_facts(model: Any, config: LimitConfig, limit: int) -> dict[str, Any]:
+    """MemoryPlan's recall fields for `config` (its block measured at `limit`)."""
+    if not config.recall:
+        return {}
+    from .build import recall_block
+
+    block, block_bytes = recall_block(model, config, limit)
+    return {
+        "recall": config.recall,
+        "recall_block_tokens": block,
+        "recall_block_bytes": block_bytes,
+        "recall_store_tokens": config.recall_store_tokens,
+        "recall_store_total_bytes": config.recall_store_bytes,
+    }
 
 
 def _row(plan_: MemoryPlan, cache_limit: int | None) -> PlanRow:
@@ -185,6 +246,7 @@ def _row(plan_: MemoryPlan, cache_limit: int | None) -> PlanRow:
         cache_bytes_per_sequence=plan_.num_beams * plan_.cache_bytes_per_row(cache_limit),
         sequences=sequences,
         predicted_peak_bytes=plan_.predicted_peak(sequences, cache_limit) if sequences else None,
+        recall_bytes_per_sequence=plan_.num_beams * plan_.recall_bytes_per_row(cache_limit),
     )
 
 

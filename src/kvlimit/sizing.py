@@ -16,9 +16,9 @@ batch job, the planner and the benchmarks all ask here.
   fits a byte budget for `rows` rows.
 - `largest_layer_bytes_per_token(model)`: one token of the largest layer in the model's dtype, what a
   quantized cache dequantizes at a time (the transient the planner counts).
-- `recall_block_bytes(model, layers, recall_dtype, block)`: one block of the recall store (one row,
-  the given layers): its keys and values as stored, and its key bounds (two float32 vectors per KV
-  head); `recall_capacity` turns a `recall_store=` bound into tokens per row.
+- `recall_block_bytes(model, layers, recall_dtype, block, score)`: one block of the recall store (one
+  row, the given layers): its keys and values as stored, and with `score="bounds"` its key bounds (two
+  float32 vectors per KV head); `recall_capacity` turns a `recall_store=` bound into tokens per row.
 """
 
 from __future__ import annotations
@@ -67,8 +67,11 @@ def kv_bytes_per_token(
     return total
 
 
-def recall_block_bytes(model: Any, layers: list[int], recall_dtype: str | None, block: int) -> int:
-    """Bytes of one recall block of one row over `layers` (see the module docstring)."""
+def recall_block_bytes(
+    model: Any, layers: list[int], recall_dtype: str | None, block: int, score: str = "keys"
+) -> int:
+    """Bytes of one recall block of one row over `layers` (see the module docstring); scoring by
+    "bounds" adds each block's float32 key bounds."""
     from .cache.recall import RECALL_GROUP
 
     shapes = kv_shapes(model)
@@ -83,7 +86,8 @@ def recall_block_bytes(model: Any, layers: list[int], recall_dtype: str | None, 
                 else stored.bytes_per_vector(dim, quant.block_size(dim, RECALL_GROUP))
             )
             total += heads * block * vector
-        total += 2 * shape.key_heads * shape.key_dim * 4  # the block's key bounds, float32
+        if score == "bounds":
+            total += 2 * shape.key_heads * shape.key_dim * 4  # the block's key bounds, float32
     return total
 
 
@@ -94,7 +98,7 @@ def recall_capacity(model: Any, config: LimitConfig, layers: list[int], rows: in
         return config.recall_store_tokens
     if config.recall_store_bytes is None:
         return None
-    per_block = recall_block_bytes(model, layers, config.recall_dtype, block)
+    per_block = recall_block_bytes(model, layers, config.recall_dtype, block, config.recall_score)
     return config.recall_store_bytes // (rows * per_block) * block
 
 

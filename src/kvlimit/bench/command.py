@@ -39,7 +39,9 @@ from ..clitools import (
     load_from_args,
     parse_list,
     policy_settings_from_args,
+    recall_values,
 )
+from ..config import recall_slots
 from ..policies import POLICIES
 from .report import report_lines
 from .runner import BenchSettings, run_bench
@@ -127,6 +129,13 @@ def _add_workload_arguments(runs: argparse._ArgumentGroup) -> None:
         default="none",
         help=f"cache storage, comma-separated: none (the model's dtype), {', '.join(BITS)}; each policy "
         "runs in each, and a quantized run is compared with the same policy in float (default: none)",
+    )
+    runs.add_argument(
+        "--recall",
+        metavar="R[,R...]",
+        default="0",
+        help="recall tiers, comma-separated: slots (64) or fractions of the limit (0.25); each positional "
+        "policy (sinks, window) runs with each, 0 without, as variant sinks+recall64 (default: 0)",
     )
     runs.add_argument(
         "--kv-group",
@@ -221,7 +230,13 @@ def settings_from_args(args: argparse.Namespace) -> BenchSettings:
     dtypes = parse_list(args.kv_dtype, kv_dtype_name, option="--kv-dtype")
     if len(set(dtypes)) != len(dtypes):
         raise CLIError(f"--kv-dtype names a storage twice: {args.kv_dtype}")
-    variants = [policy if dtype is None else f"{policy}:{dtype}" for policy in policies for dtype in dtypes]
+    recalls = sorted({recall_slots(v, args.cache_limit) for v in recall_values(args.recall)} or {0})
+    variants = [
+        f"{policy}{f'+recall{recall}' if recall else ''}{f':{dtype}' if dtype else ''}"
+        for policy in policies
+        for recall in (recalls if not POLICIES[policy].per_layer else [0])
+        for dtype in dtypes
+    ]
     settings = BenchSettings(
         cache_limit=args.cache_limit,
         tokens=args.tokens,

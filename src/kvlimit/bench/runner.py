@@ -57,6 +57,7 @@ import torch
 from transformers import DynamicCache, StoppingCriteriaList
 
 from .. import __version__
+from ..build import build_cache
 from ..cache.quant import DEFAULT_KV_GROUP
 from ..config import LimitConfig
 from ..generation import generate
@@ -73,7 +74,6 @@ from .steppers import (
     Stepper,
     StockStepper,
     logits_to_keep,
-    new_bounded_cache,
     timed,
 )
 
@@ -143,14 +143,26 @@ class BenchSettings:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def policy(self, name: str) -> EvictionPolicy:
-        """The policy of variant `name` ("sinks", or "sinks:int8") with the `policy_settings` it takes."""
-        policy = name.partition(":")[0]
+        """The policy of variant `name` ("sinks", "sinks:int8", "sinks+recall64") with the
+        `policy_settings` it takes."""
+        policy = name.partition(":")[0].partition("+recall")[0]
         return make_policy(policy, **settings_for(policy, **self.policy_settings))
 
     @staticmethod
     def kv_dtype(name: str) -> str | None:
         """The cache storage of variant `name`: "sinks:int8" stores int8 codes, "sinks" the model's dtype."""
         return name.partition(":")[2] or None
+
+    @staticmethod
+    def recall(name: str) -> int:
+        """The recalled slots of variant `name`: "sinks+recall64" recalls 64 of the limit, "sinks" none."""
+        tier = name.partition(":")[0].partition("+recall")[2]
+        return int(tier) if tier else 0
+
+    def config(self, name: str) -> LimitConfig:
+        """The cache configuration of variant `name` at the limit."""
+        return LimitConfig.create(self.cache_limit, self.policy(name), kv_dtype=self.kv_dtype(name),
+                                  kv_group=self.kv_group, recall=self.recall(name) or None)  # fmt: skip
 
     def check(self) -> None:
         """Raise ValueError naming the first bad setting."""
@@ -424,13 +436,7 @@ def _generate_run(
 
 def _expected_bytes(model: Any, settings: BenchSettings, variant: str) -> int:
     """What a full cache of variant `variant` holds: L x stored bytes per token (+ float sinks)."""
-    config = LimitConfig.create(
-        settings.cache_limit,
-        settings.policy(variant),
-        kv_dtype=settings.kv_dtype(variant),
-        kv_group=settings.kv_group,
-    )
-    return row_cost(model, config).bytes_for(settings.cache_limit)
+    return row_cost(model, settings.config(variant)).bytes_for(settings.cache_limit)
 
 
 def _run_cache(
@@ -440,14 +446,7 @@ def _run_cache(
     if policy is None:
         stock = DynamicCache(config=text_config(model))
         return stock, lambda: dynamic_cache_bytes(stock), lambda: dynamic_cache_tokens(stock)
-    bounded = new_bounded_cache(
-        model,
-        settings.cache_limit,
-        settings.policy(policy),
-        max_length,
-        settings.kv_dtype(policy),
-        settings.kv_group,
-    )
+    bounded = build_cache(model, settings.config(policy), max_length=max_length)
     return bounded, bounded.nbytes, lambda: max(bounded.stored_tokens(), default=0)
 
 
@@ -579,14 +578,10 @@ def _steppers(
     far_steps = settings.far_steps and far > limit + 8
     steppers: dict[str, Stepper] = {}
     for policy in settings.policies:
-        storage = (settings.kv_dtype(policy), settings.kv_group)
-        steppers[f"kvlimit-{policy}"] = KvlimitStepper(
-            model, limit, settings.policy(policy), fill[:, : limit + 8], step_ids, *storage
-        )
+        config = settings.config(policy)
+        steppers[f"kvlimit-{policy}"] = KvlimitStepper(model, config, fill[:, : limit + 8], step_ids)
         if far_steps:
-            steppers[f"kvlimit-{policy}@T"] = KvlimitStepper(
-                model, limit, settings.policy(policy), fill[:, :far], step_ids, *storage
-            )
+            steppers[f"kvlimit-{policy}@T"] = KvlimitStepper(model, config, fill[:, :far], step_ids)
     steppers["stock"] = StockStepper(model, fill[:, : limit - 1], step_ids, extra)
     if far_steps and settings.run_stock:
         steppers["stock@T"] = StockStepper(model, fill[:, : far - 1], step_ids, extra)

@@ -9,8 +9,8 @@ device)` runs `prepare`, then `step` between two device syncs, and returns the s
   `prepare` crops the cache back to `len(fill)`, so every step sees the same KV length.
 - `RecomputeStepper`: sliding-window recomputation, a fresh forward over the last window of tokens
   without a cache; the argmax token slides into the window.
-`new_bounded_cache` builds the kvlimit cache the runs use; `logits_to_keep(model)` is the keyword
-that asks the model for the last position's logits only, where its forward takes it.
+`logits_to_keep(model)` is the keyword that asks the model for the last position's logits only,
+where its forward takes it.
 """
 
 from __future__ import annotations
@@ -22,11 +22,9 @@ import torch
 from transformers import DynamicCache
 
 from ..build import build_cache
-from ..cache import BoundedCache
 from ..config import LimitConfig
 from ..forward import forward_step
 from ..integrations.hf import cache_argument, takes_logits_to_keep, text_config
-from ..policies import EvictionPolicy
 from .clock import sync
 
 __all__ = [
@@ -35,7 +33,6 @@ __all__ = [
     "Stepper",
     "StockStepper",
     "logits_to_keep",
-    "new_bounded_cache",
     "timed",
 ]
 
@@ -62,20 +59,6 @@ def timed(stepper: Stepper, device: torch.device) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def new_bounded_cache(
-    model: Any,
-    cache_limit: int,
-    policy: str | EvictionPolicy,
-    max_length: int | None,
-    kv_dtype: str | None = None,
-    kv_group: int | None = None,
-) -> BoundedCache:
-    """A kvlimit cache of `cache_limit` tokens evicting by `policy` (`max_length`: the run's total length),
-    stored as `kv_dtype` (None: the model's dtype) in blocks of `kv_group` dims."""
-    config = LimitConfig.create(cache_limit, policy, kv_dtype=kv_dtype, kv_group=kv_group)
-    return build_cache(model, config, max_length=max_length)
-
-
 def logits_to_keep(model: Any) -> dict[str, Any]:
     """`{"logits_to_keep": 1}` where the model takes it: a fill or recompute forward needs the last logits only."""
     return {"logits_to_keep": 1} if takes_logits_to_keep(model) else {}
@@ -84,20 +67,11 @@ def logits_to_keep(model: Any) -> dict[str, Any]:
 class KvlimitStepper(Stepper):
     """A kvlimit cache fed `fill` (in chunks); a step is `kvlimit.forward_step` of one token, planning included."""
 
-    def __init__(
-        self,
-        model: Any,
-        cache_limit: int,
-        policy: EvictionPolicy,
-        fill: torch.Tensor,
-        step_ids: torch.Tensor,
-        kv_dtype: str | None = None,
-        kv_group: int | None = None,
-    ) -> None:
+    def __init__(self, model: Any, config: LimitConfig, fill: torch.Tensor, step_ids: torch.Tensor) -> None:
         self.model = model
-        self.cache = new_bounded_cache(model, cache_limit, policy, None, kv_dtype, kv_group)
+        self.cache = build_cache(model, config)
         self.step_ids = step_ids
-        room = max(1, min(1024, self.cache.policy.max_chunk(cache_limit)))
+        room = max(1, min(1024, self.cache.policy.max_chunk(self.cache.kept_limit)))
         extra = logits_to_keep(model)
         for start in range(0, fill.shape[1], room):
             forward_step(model, self.cache, fill[:, start : start + room], **extra)

@@ -9,23 +9,32 @@ block table (on the host) serves every layer; the keys and values live per group
 shape and rotation (the store's stacks), `(layers, blocks, kv_heads, block, head_dim)`.
 
 Keys are kept *unrotated*: a RoPE key evicted at position p is rotated by -p when it arrives, so a
-block can be placed at any position later with one rotation. Beside each block lives its summary,
-the per-channel minimum and maximum of its keys (Quest, Tang et al. 2024), from which
-`q . k <= sum_d max(q_d lo_d, q_d hi_d)` bounds every key of the block for a query q. The summaries
-stay on the model's device; the blocks themselves live in host memory (pinned) when the model is on
-a GPU, and only the chosen blocks travel, as in InfLLM and ShadowKV.
+block can be placed at any position later with one rotation.
+
+How blocks are scored (`score`):
+- "keys" (default): a block scores the largest product of any of its keys with any query head of
+  the KV head's group, exactly. The keys live beside the queries (on the model's device; ShadowKV
+  likewise keeps keys on the GPU and values in host memory); only the chosen values travel.
+- "bounds": Quest's bound (Tang et al. 2024): beside each block its keys' per-channel minimum and
+  maximum, from which `q . k <= sum_d max(q_d lo_d, q_d hi_d)` bounds every key of the block (for the
+  group's summed query). Only the bounds are read to choose; keys and values stay in host memory
+  (pinned) when the model is on a GPU, and only the chosen blocks travel, as in InfLLM.
+Measured on SmolLM2-135M (needle at 1,024 tokens, limit 256, README): the bound is too loose to find
+a five-digit key (0.3 and 0.5 of the needles at R = 64 and 128) where the exact score finds all but
+one; so "keys" is the default, and "bounds" is there for a store too large to score exactly.
 
 `recall(layer, query)` scores a row's full blocks against a query (unrotated too, so every block is
 judged at the same distance, as InfLLM does), takes the best `slots // block` blocks per row and KV
-head (per head: heads of one layer look for different things; measured, see the README), and
-returns them in their original order, unrotated: the cache rotates them to the positions it reserves
-between the sinks and the recent window. Which blocks a row holds is that row's own: rows never
-share an open block, beam reorders move references to closed blocks (shared, counted) and copy an
-open one, and the oldest blocks of a row go first once it holds `capacity` tokens.
+head (per head: heads of one layer look for different things), and returns them in their original
+order, unrotated: the cache rotates them to the positions it reserves between the sinks and the
+recent window. Which blocks a row holds is that row's own: rows never share an open block, beam
+reorders move references to closed blocks (shared, counted) and copy an open one, and the oldest
+blocks of a row go first once it holds `capacity` tokens.
 
 Deviations from the papers: InfLLM scores blocks by a few representative keys and keeps a GPU cache
-of blocks; Quest scores pages of the full cache. Here the bound of Quest scores InfLLM's evicted
-blocks; a prompt chunk scores by the mean of its queries (InfLLM's sum of dot products).
+of blocks; Quest scores pages of the full cache. Here InfLLM's evicted blocks are scored by all
+their keys (or Quest's bound); a prompt chunk scores by the mean of its queries (InfLLM sums the
+chunk's dot products).
 """
 
 from __future__ import annotations
@@ -81,6 +90,8 @@ class RecallStore:
         recall_dtype: "int8", "int4" or None (the model's dtype).
         per_head: choose blocks per KV head (True) or one choice per layer for all heads.
         block: tokens per block (default `block_for(slots)`).
+        score: "keys" (a block scores its best key's product with the queries, exactly) or "bounds"
+            (Quest's bound from each block's per-channel key minimum and maximum).
     """
 
     def __init__(
@@ -92,6 +103,7 @@ class RecallStore:
         recall_dtype: str | None = None,
         per_head: bool = True,
         block: int | None = None,
+        score: str = "keys",
     ):
         self.groups = [RecallGroup(list(members), rope) for members, rope in groups]
         self._where = {idx: (g, i) for g in self.groups for i, idx in enumerate(g.members)}
@@ -105,6 +117,9 @@ class RecallStore:
         self.max_blocks = None if capacity is None else max(self.picks, capacity // self.block)
         self.scheme = None if recall_dtype is None else scheme(recall_dtype)
         self.per_head = per_head
+        if score not in ("keys", "bounds"):
+            raise ValueError(f"score={score!r} is not one of 'keys', 'bounds'")
+        self.score = score
         self.capacity_blocks = 0
         self.free: list[int] = []
         self.refs: list[int] = []  # per block id, the rows holding it
@@ -202,17 +217,21 @@ class RecallStore:
         """Store tokens at (`ids[i]`, `offsets[i]`) in `group`, keys unrotated (see `capture`)."""
         self._allocate(keys, values)
         unrotated = keys if group.rope is None else group.rope.rotate(keys, -positions[None, :, None])
-        assert group.keys is not None and group.values is not None and group.low is not None
-        assert group.high is not None
-        at_ids = torch.tensor(list(ids), dtype=torch.long, device=self._storage)
-        at_offsets = torch.tensor(list(offsets), dtype=torch.long, device=self._storage)
-        for target, new in ((group.keys, unrotated), (group.values, values)):
-            new = new.to(self._storage)
+        assert group.keys is not None and group.values is not None
+        for target, new, home in (
+            (group.keys, unrotated, self._key_home),
+            (group.values, values, self._storage),
+        ):
+            at_ids = torch.tensor(list(ids), dtype=torch.long, device=home)
+            at_offsets = torch.tensor(list(offsets), dtype=torch.long, device=home)
+            new = new.to(home)
             if isinstance(target, Codes):
                 for stored, part in zip(target.tensors(), self._quantize(new).tensors(), strict=True):
                     stored[:, at_ids, :, at_offsets] = part.transpose(0, 1)
             else:
                 target[:, at_ids, :, at_offsets] = new.to(target.dtype).transpose(0, 1)
+        if group.low is None or group.high is None:
+            return  # scored by its keys: no bounds kept
         # a new block's bounds start empty; every key widens its block's (duplicates reduce together)
         fresh = [b for b, o in zip(ids, offsets, strict=True) if o == 0]
         if fresh:
@@ -234,20 +253,13 @@ class RecallStore:
         as `recallable()` says).
         """
         group, i = self._where[layer]
-        assert group.low is not None and group.high is not None and group.keys is not None
-        assert group.values is not None
+        assert group.keys is not None and group.values is not None and self._shapes is not None
         table, count = self.device_table(query.device)
         batch, heads, dim = query.shape
-        kv_heads = group.low.shape[2]
+        kv_heads = self._shapes[0]
         grouped = query.float().view(batch, kv_heads, heads // kv_heads, dim)
-        upper, lower = (
-            grouped.clamp(min=0).sum(dim=2),
-            grouped.clamp(max=0).sum(dim=2),
-        )  # (batch, kv_heads, dim)
         ids = table.clamp(min=0)
-        # Quest's bound: sum_d max(q_d lo_d, q_d hi_d) = hi . q+ + lo . q-, summed over the group's heads
-        bound = torch.einsum("bnkd,bkd->bnk", group.high[i][ids], upper)
-        bound += torch.einsum("bnkd,bkd->bnk", group.low[i][ids], lower)
+        bound = self._block_scores(group, i, ids, grouped)  # (batch, blocks, kv_heads)
         if not self.per_head:
             bound = bound.sum(dim=-1, keepdim=True).expand(-1, -1, kv_heads)
         # bounds rounded to float16 and ties to the oldest block (a stable sort below): a row's choice
@@ -262,12 +274,28 @@ class RecallStore:
         columns = order[:, :picks].sort(dim=1).values  # (batch, picks, kv_heads)
         chosen = table[:, :, None].expand(-1, -1, kv_heads).gather(1, columns)
         heads_index = torch.arange(kv_heads, device=chosen.device)[None, None, :]
-        at = chosen.clamp(min=0).to(self._storage)
-        keys = self._pick(group.keys, i, at, heads_index.to(self._storage))
-        values = self._pick(group.values, i, at, heads_index.to(self._storage))
+        at = chosen.clamp(min=0)
+        keys = self._pick(group.keys, i, at.to(self._key_home), heads_index.to(self._key_home))
+        values = self._pick(group.values, i, at.to(self._storage), heads_index.to(self._storage))
         keys = keys.permute(0, 2, 1, 3, 4).reshape(batch, kv_heads, picks * self.block, dim)
         values = values.permute(0, 2, 1, 3, 4).reshape(batch, kv_heads, picks * self.block, -1)
         return keys.to(query.device, non_blocking=True), values.to(query.device, non_blocking=True), chosen
+
+    def _block_scores(
+        self, group: RecallGroup, i: int, ids: torch.Tensor, grouped: torch.Tensor
+    ) -> torch.Tensor:
+        """(batch, blocks, kv_heads) each block's score for the queries `grouped` (batch, kv_heads, g, dim):
+        "keys", the largest product of any of its keys with any query head of the KV head's group;
+        "bounds", Quest's bound `sum_d max(q_d lo_d, q_d hi_d) = hi . q+ + lo . q-` of the group's
+        summed query."""
+        if self.score == "keys":
+            assert group.keys is not None
+            keys = self._pick(group.keys, i, ids.to(self._key_home))  # (batch, n, kv_heads, block, dim)
+            products = torch.einsum("bnkjd,bkgd->bnkgj", keys.to(grouped.device, torch.float32), grouped)
+            return products.amax(dim=(-1, -2))
+        assert group.low is not None and group.high is not None
+        bound = torch.einsum("bnkd,bkd->bnk", group.high[i][ids], grouped.clamp(min=0).sum(dim=2))
+        return bound + torch.einsum("bnkd,bkd->bnk", group.low[i][ids], grouped.clamp(max=0).sum(dim=2))
 
     def token_indices(self, chosen: torch.Tensor) -> torch.Tensor:
         """(batch, kv_heads, n) the token index of each recalled column, from `recall`'s block ids
@@ -332,18 +360,27 @@ class RecallStore:
         assert self._device is not None
         return torch.device("cpu") if self._device.type == "cuda" else self._device
 
+    @property
+    def _key_home(self) -> torch.device:
+        """Where keys live: beside the queries when they are scored (ShadowKV keeps keys on the GPU and
+        values in host memory), else with the values."""
+        assert self._device is not None
+        return self._device if self.score == "keys" else self._storage
+
     def _quantize(self, x: torch.Tensor) -> Codes:
         assert self.scheme is not None
         return self.scheme.quantize(x, block_size(x.shape[-1], RECALL_GROUP))
 
     def _pick(
-        self, stored: torch.Tensor | Codes, i: int, at: torch.Tensor, heads: torch.Tensor
+        self, stored: torch.Tensor | Codes, i: int, at: torch.Tensor, heads: torch.Tensor | None = None
     ) -> torch.Tensor:
-        """Layer i's blocks `at` (batch, picks, kv_heads), head by head: (batch, picks, kv_heads, block, dim)."""
+        """Layer i's blocks `at` (batch, picks, kv_heads), head by head: (batch, picks, kv_heads, block,
+        dim); or with `heads` None, blocks `at` (batch, n) whole: (batch, n, kv_heads, block, dim)."""
+        where = (at,) if heads is None else (at, heads)
         if isinstance(stored, Codes):
             assert self.scheme is not None and self._dtype is not None
-            return self.scheme.dequantize(Codes(*(t[i][at, heads] for t in stored.tensors())), self._dtype)
-        return stored[i][at, heads]
+            return self.scheme.dequantize(Codes(*(t[i][where] for t in stored.tensors())), self._dtype)
+        return stored[i][where]
 
     def _allocate(self, keys: torch.Tensor, values: torch.Tensor) -> None:
         """Storage for `capacity_blocks` blocks in every group, at the first write (shapes known then)."""
@@ -369,11 +406,17 @@ class RecallStore:
         """Storage for `capacity_blocks` blocks in `group`, keeping the blocks it holds."""
         assert self._device is not None and self._dtype is not None and self._shapes is not None
         kh, kd, vh, vd = self._shapes
-        layers, n, storage = len(group.members), self.capacity_blocks, self._storage
-        held = 0 if group.low is None else group.low.shape[1]
-        pin = storage.type == "cpu" and self._device.type == "cuda"
+        layers, n = len(group.members), self.capacity_blocks
+        held = (
+            0
+            if group.keys is None
+            else (group.keys.tensors()[0] if isinstance(group.keys, Codes) else group.keys).shape[1]
+        )
 
-        def grown(old: torch.Tensor | Codes | None, heads: int, dim: int) -> torch.Tensor | Codes:
+        def grown(
+            old: torch.Tensor | Codes | None, heads: int, dim: int, storage: torch.device
+        ) -> torch.Tensor | Codes:
+            pin = storage.type == "cpu" and self._device is not None and self._device.type == "cuda"
             shape = (layers, n, heads, self.block, dim)
             if self.scheme is None:
                 new: torch.Tensor | Codes = torch.zeros(shape, dtype=self._dtype, device=storage)
@@ -387,7 +430,10 @@ class RecallStore:
                 parts = [p.pin_memory() for p in parts]
             return Codes(*parts) if isinstance(new, Codes) else parts[0]
 
-        group.keys, group.values = grown(group.keys, kh, kd), grown(group.values, vh, vd)
+        group.keys = grown(group.keys, kh, kd, self._key_home)
+        group.values = grown(group.values, vh, vd, self._storage)
+        if self.score != "bounds":
+            return
         bounds = torch.zeros((2, layers, n, kh, kd), dtype=torch.float32, device=self._device)
         if group.low is not None and group.high is not None:
             bounds[0, :, :held], bounds[1, :, :held] = group.low, group.high

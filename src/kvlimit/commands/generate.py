@@ -32,6 +32,7 @@ from ..clitools import (
     add_kv_storage_arguments,
     add_model_arguments,
     add_policy_settings,
+    add_recall_arguments,
     check_number,
     cli_names,
     declared,
@@ -41,6 +42,7 @@ from ..clitools import (
     option_name,
     parse_limit,
     policy_settings_from_args,
+    recall_from_args,
 )
 from ..config import LimitConfig, parse_bytes
 from ..generation import generate as bounded_generate
@@ -118,6 +120,7 @@ def _add_cache_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"{declared('policy')}: {_as_options(policy_help())} (default: sinks)",
     )
     add_kv_storage_arguments(cache)
+    add_recall_arguments(cache)
     add_policy_settings(cache)
 
 
@@ -310,7 +313,9 @@ def limit_config_from_args(args: argparse.Namespace) -> LimitConfig:
     policy = args.policy.strip().lower()
     settings = policy_settings_from_args(args, [policy]) if policy in POLICIES else {}
     try:
-        return LimitConfig.create(limit, policy, **settings, **kv_storage_from_args(args))
+        return LimitConfig.create(
+            limit, policy, **settings, **kv_storage_from_args(args), **recall_from_args(args)
+        )
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
 
@@ -341,6 +346,9 @@ class RunReport:
     kv_dtype: str | None = None
     stored_bytes_per_token: int = 0
     cache_stats: dict[str, int] = field(default_factory=dict)
+    recall: int = 0
+    recall_bytes: int = 0  # the recall store's blocks, apart from the attended cache_bytes
+    recall_tokens: int = 0  # evicted tokens the store holds (all rows)
     text: str | None = None
 
     @property
@@ -379,6 +387,15 @@ class RunReport:
             f"tokens{rows}, {self.cache_tokens_held} held, {self.kv_bytes_per_token} bytes per token{stored}",
             f"unbounded  {format_bytes(self.unbounded_cache_bytes)} ({self.unbounded_cache_bytes} bytes) "
             f"for {total} tokens{rows}: {ratio:.1f}x the bounded cache",
+            *(
+                [
+                    f"recall     {self.recall} of the {self.cache_limit} slots recalled; store "
+                    f"{format_bytes(self.recall_bytes)} ({self.recall_bytes} bytes) holding "
+                    f"{self.recall_tokens} evicted tokens, apart from the KV cache"
+                ]
+                if self.recall
+                else []
+            ),
         ]
 
     def as_json(self) -> dict[str, Any]:
@@ -406,6 +423,9 @@ class RunReport:
             "stored_bytes_per_token": self.stored_bytes_per_token,
             "unbounded_cache_bytes": self.unbounded_cache_bytes,
             "cache_stats": dict(self.cache_stats),
+            "recall": self.recall,
+            "recall_bytes": self.recall_bytes,
+            "recall_tokens": self.recall_tokens,
         }
 
 
@@ -675,5 +695,8 @@ def _report(
         kv_dtype=config.kv_dtype,
         stored_bytes_per_token=run.stored_bytes_per_token,
         cache_stats=dict(cache.stats),
+        recall=config.recall,
+        recall_bytes=cache.recall_nbytes(),
+        recall_tokens=cache.recall.tokens() if cache.recall is not None else 0,
         text=run.sink.text if args.json else None,
     )

@@ -6,11 +6,13 @@ import argparse
 import json
 from typing import Any
 
+from ..build import recall_families
 from ..cache.quant import BITS, DEFAULT_KV_GROUP
+from ..cache.recall import BLOCK, block_for
 from ..clitools import CLIError, add_common_arguments, add_model_arguments, format_bytes, load_with_status
 from ..config import parse_bytes
-from ..integrations.hf import ModelSpec, inspect_model, text_config
-from ..sizing import kv_bytes_per_token
+from ..integrations.hf import ModelSpec, can_prepare, inspect_model, text_config
+from ..sizing import kv_bytes_per_token, recall_block_bytes
 
 DEFAULT_MEMORY = "1GiB"
 
@@ -29,6 +31,14 @@ def register(subparsers: Any) -> None:
         metavar="SIZE",
         default=DEFAULT_MEMORY,
         help=f"memory budget for the KV cache, such as 512MiB or 2GB (default: {DEFAULT_MEMORY})",
+    )
+    parser.add_argument(
+        "--recall",
+        metavar="R",
+        type=int,
+        default=BLOCK,
+        help="recalled slots: the recall store's bytes per evicted token are given for its blocks "
+        f"(blocks of 16, 8, 4, 2 or 1 tokens, the largest dividing R; default: {BLOCK})",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     add_model_arguments(parser)
@@ -55,6 +65,10 @@ def run_info(args: argparse.Namespace) -> int:
         memory = parse_bytes(args.memory, parameter="--memory")
     except ValueError as exc:
         raise CLIError(str(exc)) from exc
+    if args.recall < 1:
+        raise CLIError(
+            f"--recall must be >= 1 (recalled slots; their blocks are sized from it); got {args.recall}"
+        )
     loaded = load_with_status(args)
     model = loaded.model
     spec = inspect_model(model)
@@ -82,6 +96,7 @@ def run_info(args: argparse.Namespace) -> int:
         "tokens_in_memory": memory // bytes_per_token,
         "context_length": context if isinstance(context, int) else None,
         "chat_template": loaded.is_instruct,
+        "recall": _recall_facts(model, spec, args.recall),
     }
     if args.json:
         print(json.dumps(facts))
@@ -105,6 +120,15 @@ def run_info(args: argparse.Namespace) -> int:
             f"{facts['tokens_in_memory']} tokens of cache for one sequence (--cache-limit {args.memory})",
         ),
     ]
+    recall = facts["recall"]
+    if recall["supported"]:
+        per_token = ", ".join(f"{name} {n:.1f}" for name, n in recall["store_bytes_per_token"].items())
+        rows.append(("recall store", f"bytes per evicted token and row: {per_token} (--recall-dtype; blocks of "
+                     f"{recall['block']} with their key bounds; apart from the KV cache)"))  # fmt: skip
+    else:
+        rows.append(
+            ("recall", f"not for {spec.model_type} here; --recall works with {', '.join(recall_families())}")
+        )
     if facts["context_length"] is not None:
         full = facts["context_length"] * bytes_per_token
         rows.append(
@@ -120,3 +144,20 @@ def run_info(args: argparse.Namespace) -> int:
     for name, value in rows:
         print(f"{name:<{width}}{value}")
     return 0
+
+
+def _recall_facts(model: Any, spec: ModelSpec, recall: int) -> dict[str, Any]:
+    """Whether `--recall` works for this model, and its store's bytes per evicted token and row."""
+    supported = spec.positions == "rope" and can_prepare(spec)
+    if not supported:
+        return {"supported": False}
+    block = block_for(recall)
+    layers = list(range(spec.num_layers))
+    return {
+        "supported": True,
+        "block": block,
+        "store_bytes_per_token": {
+            name or "model dtype": recall_block_bytes(model, layers, name, block) / block
+            for name in (None, "int8", "int4")
+        },
+    }

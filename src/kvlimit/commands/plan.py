@@ -11,19 +11,21 @@ import argparse
 import json
 from typing import Any
 
-from ..cache.quant import DEFAULT_KV_GROUP
 from ..clitools import (
     CLIError,
     add_common_arguments,
     add_kv_storage_arguments,
     add_model_arguments,
+    add_recall_arguments,
     check_number,
+    cli_names,
     format_bytes,
     kv_storage_from_args,
     load_with_status,
     parse_list,
+    recall_from_args,
 )
-from ..config import parse_bytes
+from ..config import LimitConfig, parse_bytes
 from ..planner import DEFAULT_LIMITS, MemoryPlan, plan
 
 DEFAULT_NEW_TOKENS = 8192
@@ -53,6 +55,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cache-limit", metavar="N[,N...]", default=",".join(map(str, DEFAULT_LIMITS)),
                         help="cache limits to plan, comma-separated (default: 256,1024,4096)")  # fmt: skip
     add_kv_storage_arguments(parser)
+    add_recall_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     add_model_arguments(parser)
     add_common_arguments(parser)
@@ -71,10 +74,13 @@ def run(args: argparse.Namespace) -> int:
             memory = parse_bytes(args.memory, parameter="--memory")
         except ValueError as exc:
             raise CLIError(str(exc)) from exc
+    try:
+        config = LimitConfig.create(min(limits), "sinks", **storage, **recall_from_args(args))
+    except ValueError as exc:
+        raise CLIError(cli_names(str(exc))) from exc
     loaded = load_with_status(args)
     result = plan(loaded.model, memory=memory, new_tokens=args.new_tokens, num_beams=args.num_beams,
-                  prompt_tokens=args.prompt_tokens, limits=limits, kv_dtype=storage["kv_dtype"],
-                  kv_group=storage["kv_group"] or DEFAULT_KV_GROUP)  # fmt: skip
+                  prompt_tokens=args.prompt_tokens, limits=limits, config=config)  # fmt: skip
     print(
         json.dumps({"model": loaded.source, **result.to_dict()}, indent=1)
         if args.json
@@ -100,15 +106,37 @@ def table(result: MemoryPlan, source: str) -> str:
             f"{result.sink_bytes_per_row} bytes of float sinks per row, and a forward dequantizes one layer "
             f"({result.dequantized_bytes_per_token} bytes per token and row, counted as transient)",
         )
+    if result.recall:
+        bound = (
+            ""
+            if result.recall_store_tokens is None
+            else f", at most {result.recall_store_tokens} tokens per row"
+        )
+        bound += (
+            ""
+            if result.recall_store_total_bytes is None
+            else f", at most {format_bytes(result.recall_store_total_bytes)}"
+        )
+        lines.insert(
+            -1,
+            f"recall: {result.recall} slots of each limit recalled; the store keeps every evicted token{bound} in "
+            f"blocks of {result.recall_block_tokens} ({result.recall_block_bytes} bytes per row)"
+            + ("" if result.device.startswith("cpu") else ", in host memory (not in the budget)"),
+        )  # fmt: skip
     header = ["cache limit", "cache per sequence", "sequences", "predicted peak"]
+    if result.recall:
+        header.insert(2, "recall store per sequence")
     rows = [header]
     for row in [*result.rows, *([result.stock] if result.stock else [])]:
-        rows.append([
+        cells = [
             "stock (unbounded)" if row.cache_limit is None else str(row.cache_limit),
             format_bytes(row.cache_bytes_per_sequence),
             str(row.sequences),
             "-" if row.predicted_peak_bytes is None else format_bytes(row.predicted_peak_bytes),
-        ])  # fmt: skip
+        ]
+        if result.recall:
+            cells.insert(2, "-" if row.cache_limit is None else format_bytes(row.recall_bytes_per_sequence))
+        rows.append(cells)
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     return "\n".join(lines)

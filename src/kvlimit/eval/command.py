@@ -53,8 +53,9 @@ from ..clitools import (
     parse_list,
     policy_name,
     policy_settings_from_args,
+    recall_values,
 )
-from ..config import LimitConfig, parse_bytes
+from ..config import LimitConfig, parse_bytes, recall_slots
 from ..policies import (
     EvictionPolicy,
     default_chunk,
@@ -87,6 +88,7 @@ examples:
   kvlimit ppl corpus --max-tokens 20000 --cache-limit 256,1024 --policy sinks,window --baseline recompute,full --json --plot ppl.png
   kvlimit ppl book.txt --model ./my-model --cache-limit 64MiB --chunk 1
   kvlimit ppl corpus --max-tokens 20000 --cache-limit 256,1024 --kv-dtype none,int8,int4 --baseline none
+  kvlimit ppl corpus --max-tokens 5000 --cache-limit 256,1024 --policy sinks --recall 0,0.25,0.5
 
 what is compared: a bounded run streams the text through the KV cache in chunks of --chunk tokens.
 Before each chunk the cache evicts down to LIMIT - CHUNK, so a prediction sees between LIMIT - CHUNK + 1
@@ -161,6 +163,13 @@ def _add_comparison_arguments(runs: argparse._ArgumentGroup) -> None:
         type=int,
         default=DEFAULT_KV_GROUP,
         help=f"dims per quantization block, one scale each (default: {DEFAULT_KV_GROUP})",
+    )
+    runs.add_argument(
+        "--recall",
+        metavar="R[,R...]",
+        default="0",
+        help="recall tiers, comma-separated: slots (64) or fractions of each limit (0.25); each positional "
+        "policy (sinks, window) runs with each, 0 without, labelled sinks+recall64 (default: 0)",
     )
     add_policy_settings(runs)
 
@@ -311,7 +320,7 @@ def _run_jobs(
     results: list[PerplexityResult] = []
     jobs = plan.jobs(limits)
     try:
-        for number, (kind, limit, kv_dtype) in enumerate(jobs, 1):
+        for number, (kind, limit, kv_dtype, recall) in enumerate(jobs, 1):
             prefix = f"[{number}/{len(jobs)}] "
 
             def report(event: PerplexityProgress, prefix: str = prefix) -> None:
@@ -320,7 +329,7 @@ def _run_jobs(
                     f"{event.tokens_per_s:.0f} tok/s, ppl {event.ppl:.3f}"
                 )
 
-            result = _evaluate(model, ids, (kind, limit, kv_dtype), chunks, plan, report)
+            result = _evaluate(model, ids, (kind, limit, kv_dtype, recall), chunks, plan, report)
             results.append(result)
             progress.clear()
             status(f"{prefix}{_one_line(result)}")
@@ -363,6 +372,7 @@ class _Plan:
             parse_list(args.kv_dtype, kv_dtype_name, option="--kv-dtype")
         )
         self.kv_group = kv_group_from_args(args)
+        self.recalls = _unique(recall_values(args.recall))
         self.max_tokens = _positive(args.max_tokens, "--max-tokens")
         self.chunk = _positive(args.chunk, "--chunk")
         self.segment = _positive(args.segment, "--segment")
@@ -414,6 +424,18 @@ class _Plan:
                     self.policy(name).check_limit(limit)
                 except ValueError as exc:
                     raise CLIError(cli_names(str(exc))) from exc
+            for name in self.policies:
+                for recall in self.recalls_for(name, limit):
+                    try:
+                        LimitConfig.create(limit, self.policy(name), recall=recall or None)
+                    except ValueError as exc:
+                        raise CLIError(cli_names(f"{exc} (--cache-limit {limit})")) from exc
+                    if recall and self.chunk is not None and self.chunk > limit - recall - protected:
+                        raise CLIError(
+                            f"--chunk {self.chunk} does not fit --cache-limit {limit} with --recall {recall}: a "
+                            f"chunk may bring at most LIMIT - RECALL{' - n_sink' if protected else ''} = "
+                            f"{limit - recall - protected} tokens"
+                        )
             if self.chunk is not None and self.chunk > limit - protected:
                 need = " - n_sink" if protected else ""
                 raise CLIError(
@@ -445,15 +467,22 @@ class _Plan:
         chunks[None] = self.chunk if self.chunk is not None else FULL_CHUNK
         return chunks
 
-    def jobs(self, limits: list[int]) -> list[tuple[str, int | None, str | None]]:
-        """(kind, limit, kv_dtype) of every run, in order: per limit the baseline, then each policy in each dtype."""
-        out: list[tuple[str, int | None, str | None]] = []
+    def recalls_for(self, name: str, limit: int) -> list[int]:
+        """The recalled slots `name` runs with at `limit` (0: none; per-layer policies only 0)."""
+        slots = _unique([recall_slots(v, limit) for v in self.recalls]) or [0]
+        return slots if not self.policy(name).per_layer else [0]
+
+    def jobs(self, limits: list[int]) -> list[tuple[str, int | None, str | None, int]]:
+        """(kind, limit, kv_dtype, recall) of every run, in order: per limit the baseline, then each
+        policy in each dtype with each recall tier."""
+        out: list[tuple[str, int | None, str | None, int]] = []
         for limit in limits:
             if "recompute" in self.baselines:
-                out.append(("recompute", limit, None))
-            out.extend((policy, limit, dtype) for policy in self.policies for dtype in self.kv_dtypes)
+                out.append(("recompute", limit, None, 0))
+            out.extend((policy, limit, dtype, recall) for policy in self.policies for dtype in self.kv_dtypes
+                       for recall in self.recalls_for(policy, limit))  # fmt: skip
         if "full" in self.baselines:
-            out.append(("full", None, None))
+            out.append(("full", None, None, 0))
         if not out:
             raise CLIError("nothing to run: give at least one --policy or --baseline")
         return out
@@ -462,12 +491,12 @@ class _Plan:
 def _evaluate(
     model: Any,
     ids: list[int],
-    job: tuple[str, int | None, str | None],
+    job: tuple[str, int | None, str | None, int],
     chunks: dict[int | None, int],
     plan: _Plan,
     report: Any,
 ) -> PerplexityResult:
-    kind, limit, kv_dtype = job
+    kind, limit, kv_dtype, recall = job
     tensor = torch.tensor(ids, dtype=torch.long)
     chunk = chunks[limit]
     if kind == "full":
@@ -484,7 +513,10 @@ def _evaluate(
         return recompute_perplexity(
             model, tensor, cache_limit=limit, chunk=chunk, segment=plan.segment, progress=report
         )
-    config = LimitConfig.create(limit, plan.policy(kind), kv_dtype=kv_dtype, kv_group=plan.kv_group)
+    config = LimitConfig.create(limit, plan.policy(kind), kv_dtype=kv_dtype, kv_group=plan.kv_group,
+                                recall=recall or None)  # fmt: skip
+    if recall and plan.chunk is None:  # the recalled slots are not room for a chunk
+        chunk = min(chunk, config.policy.max_chunk(limit - recall))
     return streaming_perplexity(
         model, tensor, cache_limit=config, chunk=chunk, segment=plan.segment, progress=report
     )

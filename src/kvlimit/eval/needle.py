@@ -10,7 +10,8 @@ cell (run, context, depth) holds `numbers` needles with different secret numbers
 a fraction. The prompt is longer than the limit, so a bounded run prefills it in chunks and evicts
 as it goes: recency-only policies (sinks, window) keep the needle only when it is among the newest
 tokens, by design; policies that choose by attention keep it if the model attended to it before
-the question came.
+the question came. With a recall tier (`recalls`), evicted tokens are kept in blocks and the blocks
+the current queries need come back: the needle can return after it left the window.
 
 `plot_needle(result, path)` draws the accuracies as a heat map (rows: runs, columns: context and
 depth). Library code: it logs and never prints; bad arguments raise `ValueError` naming them.
@@ -30,7 +31,9 @@ from typing import Any
 import torch
 
 from ..checks import check_int
+from ..config import recall_slots
 from ..generation import generate
+from ..policies import make_policy
 
 logger = logging.getLogger(__name__)
 
@@ -120,26 +123,35 @@ def needle_in_haystack(
     numbers: int = 3,
     seed: int = 0,
     full: bool = True,
+    recalls: Sequence[int | float] = (0,),
     progress: Callable[[str], None] | None = None,
 ) -> NeedleResult:
-    """Run every (run, context, depth) cell; see the module docstring. `policies`: names or objects."""
+    """Run every (run, context, depth) cell; see the module docstring. `policies`: names or objects.
+
+    `recalls`: recall tiers each positional policy runs with at each limit (0: none; an int is slots,
+    a float below 1 a fraction of the limit), labelled `sinks+recall64@256`; policies that keep
+    tokens per layer run without."""
     _check(contexts, limits, depths, numbers)
     started = time.perf_counter()
     secrets = secret_numbers(numbers, seed)
-    labels: list[tuple[Any, int | None, str]] = [(None, None, "full")] if full else []
+    labels: list[tuple[Any, int | None, int, str]] = [(None, None, 0, "full")] if full else []
     for limit in limits:
         for policy in policies:
             name = policy if isinstance(policy, str) else policy.name
-            labels.append((policy, limit, f"{name}@{limit}"))
+            for recall in sorted({recall_slots(r, limit) for r in recalls}):
+                if recall and (make_policy(policy) if isinstance(policy, str) else policy).per_layer:
+                    continue
+                tier = f"+recall{recall}" if recall else ""
+                labels.append((policy, limit, recall, f"{name}{tier}@{limit}"))
     result = NeedleResult(runs=[label for *_, label in labels], contexts=list(contexts), depths=list(depths))
     device = next(model.parameters()).device
     for context in contexts:
         prompts = [build_prompt(tokenizer, filler_ids, context, d, n) for d in depths for n in secrets]
         ids = torch.tensor(prompts, device=device)
-        for run_policy, run_limit, label in labels:
+        for run_policy, run_limit, recall, label in labels:
             if progress is not None:
                 progress(f"{label}, context {context}")
-            texts = _answers(model, tokenizer, ids, run_policy, run_limit)
+            texts = _answers(model, tokenizer, ids, run_policy, run_limit, recall)
             for i, depth in enumerate(depths):
                 answers = texts[i * numbers : (i + 1) * numbers]
                 correct = sum(first_number(a) == n for a, n in zip(answers, secrets, strict=True))
@@ -149,7 +161,9 @@ def needle_in_haystack(
     return result
 
 
-def _answers(model: Any, tokenizer: Any, ids: torch.Tensor, policy: Any, limit: int | None) -> list[str]:
+def _answers(
+    model: Any, tokenizer: Any, ids: torch.Tensor, policy: Any, limit: int | None, recall: int = 0
+) -> list[str]:
     kwargs: dict[str, Any] = {
         "input_ids": ids,
         "attention_mask": torch.ones_like(ids),
@@ -163,7 +177,7 @@ def _answers(model: Any, tokenizer: Any, ids: torch.Tensor, policy: Any, limit: 
         out = (
             model.generate(**kwargs)
             if limit is None
-            else generate(model, cache_limit=limit, policy=policy, **kwargs)
+            else generate(model, cache_limit=limit, policy=policy, recall=recall or None, **kwargs)
         )
     return [str(t) for t in tokenizer.batch_decode(out[:, ids.shape[1] :], skip_special_tokens=True)]
 

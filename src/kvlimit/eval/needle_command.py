@@ -21,12 +21,15 @@ from ..clitools import (
     add_model_arguments,
     add_policy_settings,
     check_number,
+    cli_names,
     load_with_status,
     parse_list,
     policy_name,
     policy_settings_from_args,
+    recall_values,
     status,
 )
+from ..config import LimitConfig, recall_slots
 from ..policies import make_policy, policy_names, settings_for
 from .needle import DEPTHS, NeedleResult, needle_in_haystack, plot_needle
 
@@ -35,6 +38,7 @@ __all__ = ["register", "run"]
 _EPILOG = """\
 examples:
   kvlimit needle --context 1024,2048 --cache-limit 128,256,512 --policy sinks,tova,h2o,snapkv --plot needle.png
+  kvlimit needle --context 1024,2048 --cache-limit 128,256 --policy sinks,tova --recall 0,0.25,0.5 --plot needle.png
   kvlimit needle book.txt --model ./my-model --context 4096 --cache-limit 1024 --policy tova --json
 """
 
@@ -60,6 +64,9 @@ def register(subparsers: Any) -> None:
     runs.add_argument("--policy", metavar="P[,P...]", default="sinks,tova,h2o,snapkv",
                       help=f"policies, comma-separated, from {', '.join(policy_names())} (default: sinks,tova,h2o,snapkv)")  # fmt: skip
     add_policy_settings(runs)
+    runs.add_argument("--recall", metavar="R[,R...]", default="0",
+                      help="recall tiers, comma-separated: slots (64) or fractions of each limit (0.25); each "
+                      "positional policy (sinks, window) runs with each, 0 without (default: 0)")  # fmt: skip
     runs.add_argument("--depths", metavar="F[,F...]", default=",".join(map(str, DEPTHS)),
                       help="needle depths as fractions of the context (default: 0.1,0.3,0.5,0.7,0.9)")  # fmt: skip
     runs.add_argument("--numbers", type=int, metavar="N", default=3,
@@ -88,12 +95,15 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--plot writes a PNG; give a file name ending in .png, not {args.plot!r}")
     settings = policy_settings_from_args(args, names)
     policies = [make_policy(name, **settings_for(name, **settings)) for name in names]
+    recalls = recall_values(args.recall)
     for policy in policies:
         for limit in limits:
             try:
                 policy.check_limit(limit)
+                for value in recalls if not policy.per_layer else []:
+                    LimitConfig.create(limit, policy, recall=recall_slots(value, limit) or None)
             except ValueError as exc:
-                raise CLIError(str(exc)) from exc
+                raise CLIError(cli_names(f"{exc} (--cache-limit {limit}, --recall {args.recall})")) from exc
     filler_text = _filler(args.text)
     loaded = load_with_status(args)
     filler = loaded.tokenizer(filler_text, add_special_tokens=False)["input_ids"]
@@ -101,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"the filler has {len(filler)} tokens; --context {max(contexts)} needs more")
     result = needle_in_haystack(
         loaded.model, loaded.tokenizer, filler, contexts=contexts, limits=limits, policies=policies,
-        depths=depths, numbers=args.numbers, seed=args.seed, full=not args.no_full,
+        depths=depths, numbers=args.numbers, seed=args.seed, full=not args.no_full, recalls=recalls or [0],
         progress=lambda text: status(args, f"needle: {text}"),
     )  # fmt: skip
     if args.plot:

@@ -117,7 +117,8 @@ class PerplexityResult:
 
     Attributes:
         policy: "sinks", "window" (bounded cache), "recompute" or "full" (baselines); a custom
-            `EvictionPolicy` gives its `name`.
+            `EvictionPolicy` gives its `name`; with a recall tier "sinks+recall64" (its store's bytes
+            at the end in `extra["recall_bytes"]`).
         cache_limit: the most tokens any prediction sees (None for "full").
         tokens: tokens evaluated (fed through the model); fewer than requested when "full" stopped.
         ppl: exp(mean NLL) over tokens 1..tokens-1 (NaN when fewer than 2 tokens were evaluated).
@@ -248,8 +249,9 @@ def streaming_perplexity(
         config = _config(cache_limit, policy, n_sink, n_recent, kv_dtype, kv_group)
     pol = config.policy
     protected = pol.protected_tokens
-    room = pol.max_chunk(cache_limit)
-    chunk = pol.default_chunk(cache_limit) if chunk is None else chunk
+    kept = cache_limit - config.recall  # the recall tier's slots hold recalled tokens, not kept ones
+    room = pol.max_chunk(kept)
+    chunk = pol.default_chunk(kept) if chunk is None else chunk
     _check_positive(chunk, "chunk")
     if chunk > room:
         raise ValueError(
@@ -257,7 +259,8 @@ def streaming_perplexity(
             f"use chunk <= {room}"
         )
     cache = build_cache(model, config)
-    label = f"{pol.name}@{cache_limit}" + (f":{kv_dtype}" if kv_dtype else "")
+    name = f"{pol.name}+recall{config.recall}" if config.recall else pol.name
+    label = f"{name}@{cache_limit}" + (f":{kv_dtype}" if kv_dtype else "")
     n = ids.numel()
     run = _Run(label, n, progress)
     logger.info("%s: %d tokens, chunk %d, %s", label, n, chunk, pol.describe())
@@ -270,8 +273,8 @@ def streaming_perplexity(
         peak = max(peak, cache.nbytes())
         held = cache.stored_tokens()[0]
         run.report(start + piece.numel(), held, cache.nbytes())
-    return run.result(
-        policy=pol.name,
+    result = run.result(
+        policy=name,
         cache_limit=cache_limit,
         chunk=chunk,
         peak_cache_bytes=peak,
@@ -280,6 +283,9 @@ def streaming_perplexity(
         segment=segment,
         kv_dtype=kv_dtype,
     )
+    if config.recall:  # the store apart from the attended cache
+        result.extra.update(recall=config.recall, recall_bytes=cache.recall_nbytes())
+    return result
 
 
 def _config(
