@@ -290,6 +290,19 @@ class RecallStore:
         summed query."""
         if self.score == "keys":
             assert group.keys is not None
+            if ids.shape[0] == 1:  # one row: score every allocated block where it lies (no gather), then pick
+                every = (
+                    group.keys[i]  # a view
+                    if isinstance(group.keys, torch.Tensor)
+                    else self._pick(group.keys, i, torch.arange(self.capacity_blocks, device=self._key_home))
+                )
+                every = every.to(grouped.device)
+                query = grouped[0].to(every.dtype)  # (kv_heads, g, dim)
+                # per KV head, its blocks (a strided view: no copy) against its group's query heads
+                best = torch.stack(
+                    [(every[:, h] @ query[h].T).amax(dim=(1, 2)) for h in range(query.shape[0])], dim=-1
+                )  # (blocks, kv_heads)
+                return best.float()[ids[0]][None]
             keys = self._pick(group.keys, i, ids.to(self._key_home))  # (batch, n, kv_heads, block, dim)
             products = torch.einsum("bnkjd,bkgd->bnkgj", keys.to(grouped.device, torch.float32), grouped)
             return products.amax(dim=(-1, -2))
