@@ -92,8 +92,7 @@ def sync_report(model: Any, limit: int, steps: int) -> dict[str, Any]:
     vocab = int(model.config.vocab_size)
     fill = torch.randint(3, vocab, (1, limit + 8), device=device)
     token = torch.randint(3, vocab, (1, 1), device=device)
-    spec = kvlimit.inspect_model(model)
-    cache = kvlimit.build_cache(model, spec, kvlimit.LimitConfig.create(limit, "sinks"), limit, None)
+    cache = kvlimit.build_cache(model, kvlimit.LimitConfig.create(limit, "sinks"))
     with torch.no_grad():
         for start in range(0, fill.shape[1], 256):
             kvlimit.forward_step(model, cache, fill[:, start : start + 256])

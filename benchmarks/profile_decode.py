@@ -48,7 +48,6 @@ from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 import kvlimit
 from kvlimit.cache import BoundedCache, BoundedLayer
-from kvlimit.cache.attention import AttentionRecorder
 from kvlimit.models import load_model
 from kvlimit.policies.base import EvictionPolicy
 from kvlimit.positions import RopeRanks, RopeSinks
@@ -145,7 +144,8 @@ def install(timers: Timers, model: Any) -> None:
     timers.wrap(BoundedCache, "_plan_decode", "kvlimit._plan_decode")
     timers.wrap(RopeSinks, "place", "kvlimit.positions")
     timers.wrap(RopeRanks, "place", "kvlimit.positions")
-    timers.wrap(AttentionRecorder, "record", "kvlimit.record_attention")
+    timers.wrap(BoundedCache, "record_attention", "kvlimit.record_attention")
+    timers.wrap(BoundedCache, "fill_recall", "kvlimit.recall")
     timers.wrap(EvictionPolicy, "keep_scores", "kvlimit.keep_scores")
     timers.wrap(BoundedLayer, "update", "cache.update (layer)")
     timers.wrap(DynamicLayer, "update", "cache.update (layer)")
@@ -229,7 +229,7 @@ def py_spy(path: str, rate: int) -> Iterator[subprocess.Popen[bytes] | None]:
 # frames that define a component (innermost match wins), for py-spy samples
 SPY_RULES = [
     ("kvlimit.positions", ("RopeSinks.place", "RopeRanks.place", "_rotate_sinks", "_rank")),
-    ("kvlimit.record_attention", ("AttentionRecorder.record", "head_mean_attention")),
+    ("kvlimit.record_attention", ("BoundedCache.record_attention", "head_mean_attention", "fold_attention")),
     ("kvlimit.keep_scores", ("keep_scores", ".score")),
     ("kvlimit._plan_decode (rest)", ("_plan_decode",)),
     ("kvlimit.prepare_step (rest)", ("prepare_step",)),

@@ -1,7 +1,7 @@
-"""Per-layer cost of the quantized storage: one read (`stored`) and one decode write (`write_slot`).
+"""Per-layer cost of the quantized storage: one read (`read`) and one decode write (`write_token`).
 
-A `QuantizedLayer` shaped like one of SmolLM2-135M's layers (1 row, 3 KV heads, 1024 slots, head_dim
-64, 4 float sinks), timed for each scheme; a decode step pays both once per layer.
+A `QuantizedStore` holding one layer shaped like one of SmolLM2-135M's (1 row, 3 KV heads, 1024
+slots, head_dim 64, 4 float sinks), timed for each scheme; a decode step pays both once per layer.
 
     python benchmarks/quant_layer.py
 """
@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import torch
 
+from kvlimit.cache import QuantizedStore, StoreLayout
 from kvlimit.cache.quant import scheme
-from kvlimit.cache.quantized import QuantizedLayer
 
 
 def per_call_ms(fn: Callable[[], object], n: int = 200) -> float:
@@ -29,15 +29,15 @@ def per_call_ms(fn: Callable[[], object], n: int = 200) -> float:
 def main() -> None:
     torch.set_num_threads(2)
     rows, heads, slots, dim = 1, 3, 1024, 64
-    first = torch.randn(rows, heads, 1, dim)
+    first = torch.randn(rows, heads, slots, dim)
     new = torch.randn(rows, heads, 1, dim)
     slot = torch.tensor([5])
     for name in ("int8", "int4", "fp8"):
-        layer = QuantizedLayer(0, slots, scheme=scheme(name), group_size=32, float_slots=4)
-        layer.lazy_initialization(first, first)
-        read = per_call_ms(layer.stored)
-        write = per_call_ms(lambda: layer.write_slot(slot, new, new, first_index=10))  # noqa: B023
-        quantize = per_call_ms(lambda: layer.scheme.quantize(new, 32))  # noqa: B023
+        store = QuantizedStore(StoreLayout(slots, [0]), scheme=scheme(name), kv_group=32, float_slots=4)
+        store.allocate(0, first, first)
+        read = per_call_ms(lambda: store.read(0))  # noqa: B023
+        write = per_call_ms(lambda: store.write_token(0, slot, new, new, first_index=10))  # noqa: B023
+        quantize = per_call_ms(lambda: store.scheme.quantize(new, 32))  # noqa: B023
         print(
             f"{name}: read {read:.3f} ms, decode write {write:.3f} ms (quantizing one vector {quantize:.3f} ms) per layer"
         )

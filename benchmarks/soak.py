@@ -116,9 +116,7 @@ def soak(
     model.register_forward_hook(after)
     prompt = torch.tensor([[5, 6, 7, 8]])
     config = kvlimit.LimitConfig.create(cache_limit)
-    cache = kvlimit.build_cache(
-        model, kvlimit.inspect_model(model), config, cache_limit, prompt.shape[1] + tokens
-    )
+    cache = kvlimit.build_cache(model, config, max_length=prompt.shape[1] + tokens)
     watch = _Watch(tokens, cache, every=max(1, tokens // 200))
     start = time.perf_counter()
     with torch.no_grad():

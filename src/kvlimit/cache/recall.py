@@ -25,7 +25,8 @@ one; so "keys" is the default, and "bounds" is there for a store too large to sc
 
 `recall(layer, query)` scores a row's full blocks against a query (unrotated too, so every block is
 judged at the same distance, as InfLLM does), takes the best `slots // block` blocks per row and KV
-head (per head: heads of one layer look for different things), and returns them in their original
+head (per head: heads of one layer look for different things; measured better than one choice per
+layer, README), and returns them in their original
 order, unrotated: the cache rotates them to the positions it reserves between the sinks and the
 recent window. Which blocks a row holds is that row's own: rows never share an open block, beam
 reorders move references to closed blocks (shared, counted) and copy an open one, and the oldest
