@@ -18,6 +18,10 @@ Contract
   or clamp) is the business of the cache's `keeper` (`kvlimit.positions`), chosen when it is built.
 - Rows are independent: left padding is never stored, sinks are counted from each row's first
   real token, and every per-row state moves together in beam reorders.
+- `load_row(row, source)` makes one row a copy of a row of another cache built from the same
+  config (continuous batching: a prompt prefilled alone takes a finished row's place in a running
+  batch). Every per-row state moves (kept sets, counters, keys and values, the keeper's, the recall
+  store's blocks); nothing is reallocated once the cache holds its rows.
 
 Where things live
 -----------------
@@ -619,6 +623,7 @@ class BoundedCache(Cache):
         if self.recall is not None:
             assert host_index is not None
             self.recall.select_rows(host_index)
+        if host_index is not None:
             self.recalled = [self.recalled[i] for i in host_index]
         self.keeper.rows_selected(self, index, host_index)
         if self._column_tail is not None:
@@ -627,6 +632,43 @@ class BoundedCache(Cache):
             if sliding.keys is not None and sliding.values is not None and sliding.keys.numel() > 0:
                 sliding.keys = sliding.keys.index_select(0, index)
                 sliding.values = sliding.values.index_select(0, index)
+
+    def open_rows(self, batch: int, device: torch.device) -> None:
+        """Give an empty cache `batch` empty rows, to be filled by `load_row` (continuous batching)."""
+        if self.started:
+            raise RuntimeError("this BoundedCache has rows already")
+        self._init_rows(batch, device)
+
+    def load_row(self, row: int, source: BoundedCache, source_row: int = 0) -> None:
+        """Row `row` becomes a copy of row `source_row` of `source`, a cache built from the same config
+        for the same model whose step is closed; this cache's other rows are untouched."""
+        if not self.started or not source.started:
+            raise RuntimeError("load_row needs rows in both caches (open_rows, or a step planned)")
+        if self.step_open or source.step_open:
+            raise RuntimeError("load_row between steps only: advance the open step first")
+        if (source.slots, source.policy, source.kv_dtype, source.layout.kinds) != (
+            self.slots, self.policy, self.kv_dtype, self.layout.kinds
+        ):
+            raise ValueError("load_row needs a source cache built from the same config for the same model")
+        if self.sliding_layers:
+            raise ValueError(
+                "load_row cannot move a row of transformers' own sliding-window layers (they keep every "
+                "column of the batch); use a cache_limit no larger than the model's sliding window"
+            )
+        for kept, copied in zip(self.kept_sets, source.kept_sets, strict=True):
+            kept.load_row_(row, copied, source_row)
+        self.rows.load_row(row, source.rows, source_row)
+        self.store.load_row(row, source.store, source_row, self.rows.batch)
+        if self.recall is not None and source.recall is not None:
+            self.recall.load_row(row, source.recall, source_row)
+        self.recalled[row] = source.recalled[source_row]
+        self.keeper.row_loaded(row, source.keeper, source_row)
+        # rows fill slots in order only while no row has evicted (see `_plan_decode`)
+        self._compact = self._compact and source._compact
+        if self.columns_seen == 0:  # a step after this one decodes (see `prepare_step`)
+            self.columns_seen = source.columns_seen
+            for layer in self._bounded.values():
+                layer.columns = source.columns_seen
 
     def reset(self) -> None:
         for layer in self.layers:

@@ -159,6 +159,11 @@ class KeptSet:
         for name in self._tensors():
             setattr(self, name, getattr(self, name).gather(1, permute))
 
+    def load_row_(self, row: int, source: KeptSet, source_row: int) -> None:
+        """Row `row` becomes a copy of `source`'s row `source_row` (a kept set of the same policy)."""
+        for name in self._tensors():
+            getattr(self, name)[row] = getattr(source, name)[source_row]
+
     def select_(self, index: torch.Tensor) -> None:
         """Replace the rows by rows `index` (batch_new,)."""
         for name in self._tensors():

@@ -185,6 +185,15 @@ class QuantizedStore(KVStore):
                 else:
                     setattr(codes, name, stored.index_select(0, index))
 
+    def _row_tensors(self) -> list[tuple[torch.Tensor, int]]:
+        codes = [
+            (stored, 0)
+            for layer in sorted(self.key_codes)
+            for both in self._codes(layer)
+            for stored in both.tensors()
+        ]
+        return [*super()._row_tensors(), *codes]
+
     # --- positions ----------------------------------------------------------------------------
     def rotate_keys(self, layer: int, rope: RopeSpec, delta: torch.Tensor, start: int = 0) -> None:
         keys, _ = self.read(layer)

@@ -175,6 +175,33 @@ class RecallStore:
         self.rows = new
         self._table = None
 
+    def load_row(self, row: int, source: RecallStore, source_row: int) -> None:
+        """Row `row` drops its blocks and takes copies of the blocks of `source`'s row `source_row` (a
+        store of the same layout: continuous batching, a prompt prefilled alone joining a batch)."""
+        for b in self.rows[row]:
+            self._release(b)
+        self.rows[row] = []
+        self._table = None
+        if source._device is None:
+            return
+        if self._device is None:
+            self._device, self._dtype, self._shapes = source._device, source._dtype, source._shapes
+        for source_block in source.rows[source_row]:
+            b = self._new_block()
+            for group in self.groups:
+                if group.keys is None:
+                    self._grow_group(group)
+            self._grow_first()
+            self.fill[b] = source.fill[source_block]
+            for group, theirs in zip(self.groups, source.groups, strict=True):
+                pairs = zip(_parts(group), _parts(theirs), strict=True)
+                for target, copied in pairs:
+                    target[:, b] = copied[:, source_block].to(target.device)
+            assert self.block_first is not None and source.block_first is not None
+            self.block_first[b] = source.block_first[source_block].to(self.block_first.device)
+            self.rows[row].append(b)
+            self.stored_total += source.fill[source_block]
+
     # --- capture ------------------------------------------------------------------------------
     def capture(
         self, counts: Sequence[int], token_index: torch.Tensor, positions: torch.Tensor,
@@ -490,3 +517,12 @@ class RecallStore:
         while len(blocks) > self.max_blocks:
             self._release(blocks.pop(0))
             self._table = None
+
+
+def _parts(group: RecallGroup) -> list[torch.Tensor]:
+    """Every tensor of a group's blocks (keys, values, bounds), in a fixed order."""
+    parts: list[torch.Tensor] = []
+    for stored in (group.keys, group.values, group.low, group.high):
+        if stored is not None:
+            parts.extend(stored.tensors() if isinstance(stored, Codes) else [stored])
+    return parts

@@ -76,6 +76,13 @@ class RowCounters:
         self.seen_t = self.seen_t.index_select(0, index)
         self.shift_t = self.shift_t.index_select(0, index)
 
+    def load_row(self, row: int, source: RowCounters, source_row: int) -> None:
+        """Row `row` takes the counters of `source`'s row `source_row`."""
+        for name in ("kept", "seen", "shift"):
+            value = getattr(source, name)[source_row]
+            getattr(self, name)[row] = value
+            getattr(self, f"{name}_t")[row] = value
+
     def next_positions(self) -> list[int]:
         """The position each row's next token gets (before any rebase): `seen - shift`."""
         return [s - sh for s, sh in zip(self.seen, self.shift, strict=True)]

@@ -11,7 +11,8 @@ or assigns a layer's storage. The cache, the position keepers and the attention 
   (row, slot) pairs: prompt chunks, re-encodes), `as_stored` (a chunk's own new keys and values as
   storage will give them back: identical here, rounded in a quantized store);
 - reads: `read` (slots 0..n-1 in the model's dtype), `gather` (chosen slots per row);
-- moves: `permute_slots` (reorder a layer's slots per row), `select_rows` (beams, batch changes);
+- moves: `permute_slots` (reorder a layer's slots per row), `select_rows` (beams, batch changes),
+  `load_row` (one row becomes a copy of another store's row: continuous batching);
 - positions: `rotate_keys` (a layer's keys from a slot on, by per-row or per-slot position deltas:
   RoPE rebases and re-ranks) and `rotate_sinks` (every RoPE stack's first `pristine_slots` slots,
   placed by per-row deltas from their pristine copy: a positional policy's sinks, each step).
@@ -247,6 +248,27 @@ class KVStore:
                     setattr(stack, name, stored.index_select(1, index))
             if not in_place and stack.keys is not None:
                 self._refresh_views(stack)
+
+    def load_row(self, row: int, source: KVStore, source_row: int, batch: int) -> None:
+        """Row `row` of every layer becomes a copy of `source`'s row `source_row` (a store of the same
+        layout), in place; an unallocated store is first allocated for `batch` rows like `source`."""
+        for layer in self.layout.layers:
+            if source.has(layer) and not self.has(layer):
+                keys, values = source.keys_of(layer), source.values_of(layer)
+                shape = (batch, keys.shape[1], 1, keys.shape[-1])
+                self.allocate(layer, keys.new_zeros(shape), values.new_zeros((*shape[:3], values.shape[-1])))
+        for mine, theirs in zip(self._row_tensors(), source._row_tensors(), strict=True):
+            (target, dim), (copied, source_dim) = mine, theirs
+            target.select(dim, row).copy_(copied.select(source_dim, source_row))
+
+    def _row_tensors(self) -> list[tuple[torch.Tensor, int]]:
+        """Every allocated per-row tensor and its batch dim, in a fixed order."""
+        return [
+            (stored, 1)
+            for stack in self.stacks
+            for stored in (stack.keys, stack.values, stack.pristine)
+            if stored is not None
+        ]
 
     # --- positions ----------------------------------------------------------------------------
     def rotate_keys(self, layer: int, rope: RopeSpec, delta: torch.Tensor, start: int = 0) -> None:

@@ -16,7 +16,8 @@ branches on the positional scheme:
 4. `end_step(cache)`: after the forward, when the cache advances.
 5. `recall_base(cache)`: with a recall tier, where the step's recalled tokens go (after `place`).
 6. `start(cache)` when rows are created, `rows_selected(cache, index, host_index)` when they are
-   reordered or replaced, `reset()` when the cache is emptied.
+   reordered or replaced, `row_loaded(row, source, source_row)` when one row takes another cache's
+   (continuous batching), `reset()` when the cache is emptied.
 
 `ordered` says whether slots must stay in temporal order (ALiBi reads distances from the column
 order); otherwise slots are a ring and positions live inside the keys. Every decision a keeper
@@ -152,6 +153,9 @@ class PositionKeeper:
 
     def rows_selected(self, cache: CacheView, index: torch.Tensor, host_index: Sequence[int] | None) -> None:
         """The cache kept rows `index`; `host_index` None: a permutation among equal rows (beam reorder)."""
+
+    def row_loaded(self, row: int, source: PositionKeeper, source_row: int) -> None:
+        """Row `row` became a copy of row `source_row` of the cache `source` keeps positions for."""
 
     def recall_base(self, cache: CacheView) -> torch.Tensor:
         """(batch,) the position of each row's first recalled token in the coming step (after `place`)."""

@@ -80,6 +80,10 @@ class RopeSinks(PositionKeeper):
         if host_index is not None:
             self.sink_delta = [self.sink_delta[i] for i in host_index]
 
+    def row_loaded(self, row: int, source: PositionKeeper, source_row: int) -> None:
+        assert isinstance(source, RopeSinks)
+        self.sink_delta[row] = source.sink_delta[source_row]
+
     def _place_sinks(self, cache: CacheView, delta: list[int]) -> None:
         """Put each row's sinks `delta[b]` positions after where they were written (from the pristine copy)."""
         n = cache.store.pristine_slots

@@ -47,10 +47,12 @@ from transformers.generation.stopping_criteria import StoppingCriteriaList
 
 from .attention import attention_families, attention_tap, can_prepare, prepare_families, tap_reports_queries
 from .decoding import (
+    DecodingRules,
     check_decoding_mode,
     enclosing_generate_arguments,
     generation_mode,
     prepared_by_generate,
+    prepared_rules,
     run_decoding,
     stock_generate,
 )
@@ -89,6 +91,8 @@ from .steps import (
 )
 
 __all__ = [
+    "DecodingRules",
+    "prepared_rules",
     "ATTENTION_IMPLEMENTATIONS",
     "CACHE_ARG",
     "FAMILIES",

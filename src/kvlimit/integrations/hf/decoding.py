@@ -3,7 +3,9 @@
 Contract: `run_decoding` runs transformers' own `_sample` / `_beam_search` for a generation mode
 (`check_decoding_mode` refuses the modes a bounded cache cannot run, saying why);
 `prepared_by_generate` tells transformers' call of a custom generate from a user's;
-`enclosing_generate_arguments` reads what transformers does not hand a custom generate callable.
+`enclosing_generate_arguments` reads what transformers does not hand a custom generate callable;
+`prepared_rules` has transformers prepare one prompt's decoding rules (processors, stopping
+criteria, the generation config) for a decoding loop of kvlimit's own.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -112,6 +115,39 @@ def enclosing_generate_arguments() -> dict[str, Any]:
             return {name: local.get(name) for name in ("streamer", "assistant_model")}
         frame = frame.f_back  # type: ignore[assignment]
     return {}
+
+
+@dataclass
+class DecodingRules:
+    """What transformers' generate prepares for one prompt of a batch of one: its logits processors,
+    its stopping criteria and its generation config (`do_sample`, the end-of-sequence ids, ...)."""
+
+    processors: LogitsProcessorList
+    stopping: StoppingCriteriaList
+    config: GenerationConfig
+
+
+def _capture_rules(
+    model: Any, input_ids: torch.Tensor, logits_processor: LogitsProcessorList,
+    stopping_criteria: StoppingCriteriaList, generation_config: GenerationConfig, **kwargs: Any,
+) -> DecodingRules:  # fmt: skip
+    return DecodingRules(logits_processor, stopping_criteria, generation_config)
+
+
+def prepared_rules(model: Any, input_ids: torch.Tensor, **generate_kwargs: Any) -> DecodingRules:
+    """The rules transformers' `generate(input_ids, **generate_kwargs)` would decode `input_ids`
+    (1, prompt) by, prepared by generate itself (the public `custom_generate` hook, which receives
+    them) and nothing run: the same processors (with this prompt's length, e.g. for
+    `min_new_tokens`), the same stopping criteria (`max_new_tokens`, end of sequence, stop strings
+    with `tokenizer=`), the same merged generation config, in every release from 5.18."""
+    if input_ids.shape[0] != 1:
+        raise ValueError(f"prepared_rules takes one prompt, (1, length); got {tuple(input_ids.shape)}")
+    rules = stock_generate(
+        model, input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
+        custom_generate=_capture_rules, **generate_kwargs,
+    )  # fmt: skip
+    assert isinstance(rules, DecodingRules)
+    return rules
 
 
 def generation_mode(generation_config: GenerationConfig, assistant_model: Any = None) -> GenerationMode:

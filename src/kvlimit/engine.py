@@ -1,0 +1,289 @@
+"""Continuous batching on a bounded cache: a finished row takes the next prompt at once.
+
+Contract
+--------
+`ContinuousEngine(model, config, rows=R, decoding=...)` runs requests (`Request`: an id and the
+prompt's token ids) through one `BoundedCache` of R rows; `run(requests)` yields a `Finished` for
+each (request, sequence) as soon as it ends, in the order they end. Every step decodes every active
+row in one forward. A row that ends (end of sequence, `max_new_tokens`, a stop string) takes the
+next prompt at once: the prompt is prefilled alone, in a one-row cache built from the same config
+(in bounded chunks when it is longer than the limit, exactly as `kvlimit.generate` plans it), and
+its row state is loaded into the finished row's place (`BoundedCache.load_row`: counters, kept
+slots, keys and values, positions, the recall store's blocks). The batch's cache is allocated once;
+when no prompt is left, finished rows leave the batch.
+
+Each sequence is its own. Its decoding rules (logits processors, stopping criteria) are those
+transformers' generate prepares for its prompt alone (`integrations.hf.prepared_rules`), and sampling
+draws from a generator of its own, seeded with `sequence_seed(seed, id, sequence)`. So a sequence's
+tokens are those of::
+
+    transformers.set_seed(kvlimit.sequence_seed(seed, id, k))
+    kvlimit.generate(model, input_ids=prompt, cache_limit=..., **decoding)   # the prompt alone
+
+(up to the float noise of a batched forward, as for any batch), whatever its batch mates, the order
+of the requests, R, or a resume.
+
+Why prefill alone rather than beside the others' decoding in one forward: a joint forward pads every
+row to the prompt's width, R x prompt tokens of work for one prompt's worth, and a prompt alone is
+planned exactly as `kvlimit.generate` plans it.
+
+Not here: beam search (it stays on static batches, `kvlimit.jobs`), and models that keep
+transformers' own sliding-window layers (window smaller than the limit: those layers hold every
+column of the batch, so a row cannot be replaced); both are refused with an error that says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .build import build_cache
+from .cache import BoundedCache
+from .checks import check_int
+from .config import LimitConfig
+from .forward import forward_step, prefill, prefill_chunk
+from .integrations import hf
+from .sizing import token_limit
+
+logger = logging.getLogger(__name__)
+
+#: generate's arguments the engine takes from `decoding` (the rest are refused by name).
+DECODING_ARGUMENTS = frozenset({
+    "max_new_tokens", "min_new_tokens", "do_sample", "temperature", "top_k", "top_p", "min_p",
+    "typical_p", "repetition_penalty", "no_repeat_ngram_size", "bad_words_ids", "stop_strings",
+    "eos_token_id", "pad_token_id", "num_beams", "suppress_tokens", "begin_suppress_tokens",
+})  # fmt: skip
+
+
+def sequence_seed(seed: int, prompt_id: str, sequence: int = 0) -> int:
+    """The seed of sequence `sequence` of prompt `prompt_id` in a run seeded with `seed`: a function
+    of these three alone (not of the batch, the order or the run), below 2**32 (what
+    `transformers.set_seed` takes)."""
+    digest = hashlib.sha256(f"{seed}\x00{prompt_id}\x00{sequence}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One prompt: its id (unique within a run) and its token ids."""
+
+    id: str
+    input_ids: list[int]
+
+
+@dataclass
+class Finished:
+    """One finished sequence.
+
+    Attributes:
+        id / sequence: the request's id and the sequence's number (0 .. num_return_sequences - 1).
+        tokens: the new tokens, the one that stopped it included (an end-of-sequence token).
+        stop_reason: "eos", "max_new_tokens" or "stop_string".
+        seconds: from the start of the prompt's prefill to the sequence's last token.
+    """
+
+    id: str
+    sequence: int
+    tokens: list[int]
+    stop_reason: str
+    seconds: float
+
+
+@dataclass
+class _Row:
+    """A sequence in flight: its rules, its generator and its tokens so far (1, prompt + new)."""
+
+    request: Request
+    sequence: int
+    rules: hf.DecodingRules
+    generator: torch.Generator | None
+    ids: torch.Tensor
+    started: float
+
+    @property
+    def new_tokens(self) -> list[int]:
+        return [int(t) for t in self.ids[0, len(self.request.input_ids) :].tolist()]
+
+
+class ContinuousEngine:
+    """Continuous batching of many prompts on one bounded cache (see the module docstring).
+
+    Args:
+        model: a transformers causal LM of a supported family.
+        config: the cache's `LimitConfig` (a byte budget is resolved once, for `rows` rows).
+        rows: sequences decoded at once.
+        decoding: generate's decoding arguments (`max_new_tokens`, `do_sample`, `temperature`,
+            `top_k`, `top_p`, `repetition_penalty`, `min_new_tokens`, `stop_strings`, ...).
+        num_return_sequences: sequences per prompt (sampling), each in a row of its own.
+        seed: the run's seed (None: a random one, logged).
+        tokenizer: needed for `stop_strings`.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        config: LimitConfig,
+        *,
+        rows: int,
+        decoding: dict[str, Any] | None = None,
+        num_return_sequences: int = 1,
+        seed: int | None = None,
+        tokenizer: Any = None,
+    ):
+        if not isinstance(config, LimitConfig):
+            raise ValueError(f"config must be a kvlimit.LimitConfig; got {type(config).__name__}")
+        check_int("rows", rows, at_least=1)
+        check_int("num_return_sequences", num_return_sequences, at_least=1)
+        decoding = dict(decoding or {})
+        unknown = sorted(set(decoding) - DECODING_ARGUMENTS)
+        if unknown:
+            raise ValueError(
+                f"decoding arguments {unknown} are not taken by the continuous engine; it takes "
+                f"{sorted(DECODING_ARGUMENTS)}"
+            )
+        if int(decoding.get("num_beams", 1)) != 1:
+            raise ValueError(
+                "num_beams > 1: beam search runs on static batches (kvlimit.jobs, or --batching static), "
+                "not on the continuous engine"
+            )
+        if num_return_sequences > 1 and not decoding.get("do_sample", False):
+            raise ValueError("num_return_sequences > 1 needs do_sample=True (greedy search gives one sequence)")
+        if num_return_sequences > rows:
+            raise ValueError(f"num_return_sequences={num_return_sequences} exceeds rows={rows}")
+        self.model = model
+        self.config = config.with_tokens(token_limit(model, config, rows))
+        self.rows = rows
+        self.decoding = decoding
+        self.num_return_sequences = num_return_sequences
+        self.seed = random.SystemRandom().randrange(1 << 63) if seed is None else seed
+        if seed is None:
+            logger.info("kvlimit: continuous engine seeded with %d", self.seed)
+        self.tokenizer = tokenizer
+        self.device = next(model.parameters()).device
+        self._forward_extra = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
+        self._scratch = self._new_cache(1)
+        if self._scratch.sliding_indices:
+            window = min(self._scratch.layout.sliding_windows[i] or 0 for i in self._scratch.sliding_indices)
+            raise ValueError(
+                f"continuous batching needs every layer bounded, but at cache_limit {self.config.cache_limit_tokens} "
+                f"this model keeps transformers' own sliding-window layers (window {window}); use "
+                f"cache_limit <= {window}, or static batches"
+            )
+        #: what the run holds now, for a progress display: rows decoding, new tokens made so far
+        self.active = 0
+        self.tokens = 0
+        self.cache: BoundedCache | None = None
+
+    def _new_cache(self, rows: int) -> BoundedCache:
+        return build_cache(self.model, self.config, rows=rows)
+
+    # --- the loop -----------------------------------------------------------------------------
+    def run(self, requests: Iterable[Request]) -> Iterator[Finished]:
+        """Generate every request; yield each sequence as it finishes (see the module docstring)."""
+        pending = iter(requests)
+        cache = self.cache = self._new_cache(self.rows)
+        cache.open_rows(self.rows, self.device)
+        rows: list[_Row | None] = [None] * self.rows
+        next_tokens = torch.zeros((self.rows, 1), dtype=torch.long, device=self.device)
+        exhausted = False
+        while True:
+            while not exhausted and sum(r is None for r in rows) >= self.num_return_sequences:
+                request = next(pending, None)
+                if request is None:
+                    exhausted = True
+                    break
+                yield from self._admit(request, rows, next_tokens)
+            if exhausted and any(r is None for r in rows):  # nothing left to admit: shrink the batch
+                keep = [b for b, row in enumerate(rows) if row is not None]
+                if not keep:
+                    return
+                cache.batch_select_indices(torch.tensor(keep, device=self.device))
+                rows = [rows[b] for b in keep]
+                next_tokens = next_tokens[keep]
+            self.active = sum(r is not None for r in rows)
+            yield from self._step(cache, rows, next_tokens)
+
+    def _step(self, cache: BoundedCache, rows: list[_Row | None], next_tokens: torch.Tensor) -> Iterator[Finished]:
+        """One decode forward of every row; rows that end are emptied and their sequences yielded."""
+        out = forward_step(self.model, cache, next_tokens, **self._forward_extra)
+        logits = out.logits[:, -1, :]
+        for b, row in enumerate(rows):
+            if row is None:
+                continue  # a free row waiting for a prompt: its token is never read
+            token, done = self._choose(row, logits[b : b + 1])
+            next_tokens[b, 0] = token
+            if done:
+                rows[b] = None
+                yield self._finished(row)
+
+    def _admit(self, request: Request, rows: list[_Row | None], next_tokens: torch.Tensor) -> Iterator[Finished]:
+        """Prefill `request` alone, choose each sequence's first token, and load every sequence that
+        goes on into a free row."""
+        if not request.input_ids:
+            raise ValueError(f"request {request.id!r} has no prompt tokens")
+        started = time.perf_counter()
+        ids = torch.tensor([request.input_ids], dtype=torch.long, device=self.device)
+        logits = self._prefill(ids)
+        rules = hf.prepared_rules(self.model, ids, tokenizer=self.tokenizer, **self.decoding)
+        assert self.cache is not None
+        for sequence in range(self.num_return_sequences):
+            generator = None
+            if rules.config.do_sample:
+                generator = torch.Generator(device=self.device)
+                generator.manual_seed(sequence_seed(self.seed, request.id, sequence))
+            row = _Row(request, sequence, rules, generator, ids, started)
+            token, done = self._choose(row, logits)
+            if done:
+                yield self._finished(row)
+                continue
+            b = rows.index(None)
+            self.cache.load_row(b, self._scratch, 0)
+            rows[b] = row
+            next_tokens[b, 0] = token
+
+    def _prefill(self, ids: torch.Tensor) -> torch.Tensor:
+        """The prompt `ids` (1, n) through the one-row cache as `kvlimit.generate` feeds it; the last
+        position's logits (1, vocab)."""
+        scratch = self._scratch
+        scratch.reset()
+        chunk = prefill_chunk(scratch, ids.shape[1], self.config.prefill_chunk)
+        if chunk is not None:  # all but the last column in chunks, the last as a decode step
+            prefill(self.model, scratch, ids, torch.ones_like(ids), chunk)
+            ids = ids[:, -1:]
+        out = forward_step(self.model, scratch, ids, **self._forward_extra)
+        logits: torch.Tensor = out.logits[:, -1, :]
+        return logits
+
+    def _choose(self, row: _Row, logits: torch.Tensor) -> tuple[torch.Tensor, bool]:
+        """The row's next token from its logits (1, vocab), as transformers' `_sample` chooses for a
+        batch of one; and whether the row is done."""
+        scores = row.rules.processors(row.ids, logits.to(copy=True, dtype=torch.float32))
+        if row.generator is not None:
+            probs = torch.nn.functional.softmax(scores, dim=-1)
+            token = torch.multinomial(probs, num_samples=1, generator=row.generator)
+        else:
+            token = torch.argmax(scores, dim=-1, keepdim=True)
+        row.ids = torch.cat((row.ids, token), dim=1)
+        self.tokens += 1
+        done = bool(row.rules.stopping(row.ids, scores).any())
+        return token[0, 0], done
+
+    def _finished(self, row: _Row) -> Finished:
+        tokens = row.new_tokens
+        eos = row.rules.config.eos_token_id
+        eos_ids = {eos} if isinstance(eos, int) else set(eos or [])
+        if tokens and tokens[-1] in eos_ids:
+            reason = "eos"
+        elif row.ids.shape[1] >= int(row.rules.config.max_length):
+            reason = "max_new_tokens"
+        else:
+            reason = "stop_string"
+        return Finished(row.request.id, row.sequence, tokens, reason, round(time.perf_counter() - row.started, 3))
+
