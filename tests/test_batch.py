@@ -96,11 +96,13 @@ def test_every_id_exactly_once_with_its_fields(tiny, tmp_path) -> None:
     assert cli.main(args) == 0 and records(output) == got  # nothing left to do: nothing written
 
 
-def test_a_prompt_reads_the_same_in_a_batch_as_alone(tiny, tmp_path) -> None:
+@pytest.mark.parametrize("batching", ["static", "continuous"])
+def test_a_prompt_reads_the_same_in_a_batch_as_alone(tiny, tmp_path, batching) -> None:
     prompts = prompts_file(tmp_path / "p.txt", 7)
     batched, alone = tmp_path / "batched.jsonl", tmp_path / "alone.jsonl"
-    assert cli.main(generate_args(tiny, prompts, batched, "--batch-size", "4", "--ignore-eos")) == 0
-    assert cli.main(generate_args(tiny, prompts, alone, "--batch-size", "1", "--ignore-eos")) == 0
+    options = ("--ignore-eos", "--batching", batching)
+    assert cli.main(generate_args(tiny, prompts, batched, "--batch-size", "4", *options)) == 0
+    assert cli.main(generate_args(tiny, prompts, alone, "--batch-size", "1", *options)) == 0
     text = {r["id"]: r["text"] for r in records(alone)}
     assert {r["id"]: r["text"] for r in records(batched)} == text
 
@@ -135,24 +137,30 @@ def test_a_torn_line_and_a_half_written_id_are_redone(tiny, tmp_path) -> None:
     )
 
 
-def test_ctrl_c_says_how_many_prompts_were_written(tiny, tmp_path, capsys, monkeypatch) -> None:
-    """Off a terminal (no progress bar) too: the count comes from the records, not from the bar."""
+@pytest.mark.parametrize(("batching", "written"), [("static", 4), ("continuous", 1)])
+def test_ctrl_c_says_how_many_prompts_were_written(
+    tiny, tmp_path, capsys, monkeypatch, batching, written
+) -> None:
+    """Off a terminal (no progress bar) too: the count comes from the records, not from the bar. A
+    static batch is one write of 4 records; the continuous engine writes each record as it ends."""
     original = batch.BatchRunner.run
 
-    def interrupted(self, items, sink, on_batch):
-        def one_then_stop(chunk, written):
-            on_batch(chunk, written)
+    def interrupted(self, items, sink, on_records):
+        def one_then_stop(chunk, active):
+            on_records(chunk, active)
             raise KeyboardInterrupt
 
         return original(self, items, sink, one_then_stop)
 
     monkeypatch.setattr(batch.BatchRunner, "run", interrupted)
     output = tmp_path / "out.jsonl"
-    args = generate_args(tiny, prompts_file(tmp_path / "p.txt", 9), output, "--batch-size", "4")
+    args = generate_args(
+        tiny, prompts_file(tmp_path / "p.txt", 9), output, "--batch-size", "4", "--batching", batching
+    )
     args.remove("--quiet")
     cli.main(args)
-    assert "interrupted: 4 of 9 prompts written" in capsys.readouterr().err
-    assert len(records(output)) == 4
+    assert f"interrupted: {written} of 9 prompts written" in capsys.readouterr().err
+    assert len(records(output)) == written
 
 
 def test_a_killed_run_resumes_and_ends_with_every_id_once(tiny, tmp_path) -> None:
@@ -220,7 +228,7 @@ def test_plan_command_and_auto_batch(tiny, tmp_path, capsys) -> None:
     )
     args.remove("--quiet")
     assert cli.main(args) == 0
-    assert "batches of" in capsys.readouterr().err and len(records(output)) == 5
+    assert "continuous batching, 5 rows" in capsys.readouterr().err and len(records(output)) == 5
 
 
 @pytest.mark.parametrize(
@@ -237,3 +245,84 @@ def test_batch_options_fail_before_loading(tmp_path, capsys, monkeypatch, extra,
     prompts = prompts_file(tmp_path / "p.txt", 2)
     assert cli.main(["generate", "--prompts", str(prompts), *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+# --- continuous batching ------------------------------------------------------------------------------
+
+
+def sampled(tiny: TinyModel, prompts: pathlib.Path, output: pathlib.Path, *extra: str) -> list[dict]:
+    args = generate_args(
+        tiny, prompts, output, "--seed", "3", "--top-k", "40", "--max-new-tokens", "10", *extra
+    )
+    args.remove("--greedy")
+    assert cli.main(args) == 0
+    return records(output)
+
+
+def test_a_sampled_text_is_the_same_whatever_the_batch_the_order_or_a_resume(tiny, tmp_path) -> None:
+    """The issue's corpus user: the same file shuffled, another --batch-size, a resumed run: 0 of 10 texts
+    were identical with static batches; every one is with the continuous engine."""
+    prompts = prompts_file(tmp_path / "p.txt", 10)
+    lines = prompts.read_text(encoding="utf-8").splitlines()
+    shuffled = tmp_path / "shuffled.jsonl"  # JSON Lines keep the ids of the first file's lines
+    order = [7, 2, 9, 0, 5, 3, 8, 1, 6, 4]
+    shuffled.write_text("".join(json.dumps({"id": str(i + 1), "prompt": lines[i]}) + "\n" for i in order))
+    first = {r["id"]: r["text"] for r in sampled(tiny, prompts, tmp_path / "a.jsonl", "--batch-size", "3")}
+    again = {r["id"]: r["text"] for r in sampled(tiny, shuffled, tmp_path / "b.jsonl", "--batch-size", "5")}
+    assert again == first and len(set(first.values())) > 5
+    resumed = tmp_path / "c.jsonl"
+    resumed.write_text(
+        "".join(json.dumps(r) + "\n" for r in records(tmp_path / "a.jsonl")[:4]), encoding="utf-8"
+    )
+    assert {r["id"]: r["text"] for r in sampled(tiny, prompts, resumed, "--batch-size", "2")} == first
+    static = {
+        r["id"]: r["text"] for r in sampled(tiny, prompts, tmp_path / "d.jsonl", "--batching", "static")
+    }
+    assert set(static) == set(first)  # static batches run too (their texts depend on the batch)
+
+
+def test_the_batching_is_said_and_beams_run_static(tiny, tmp_path, capsys) -> None:
+    prompts = prompts_file(tmp_path / "p.txt", 3)
+    args = generate_args(tiny, prompts, tmp_path / "a.jsonl", "--batch-size", "2")
+    args.remove("--quiet")
+    assert cli.main(args) == 0
+    assert "continuous batching, 2 rows, cache_limit 8 tokens" in capsys.readouterr().err
+    beams = generate_args(tiny, prompts, tmp_path / "b.jsonl", "--num-beams", "2")
+    beams.remove("--quiet")
+    assert cli.main(beams) == 0
+    assert (
+        "static batches of 3 prompts (num_beams > 1: beam search runs on static batches"
+        in capsys.readouterr().err
+    )
+    assert len(records(tmp_path / "b.jsonl")) == 3
+    assert cli.main([*beams, "--batching", "continuous"]) == 2
+    assert "--num-beams above 1 runs on static batches" in capsys.readouterr().err
+
+
+def test_stop_texts_end_a_sequence_and_need_continuous_batching(tiny, tmp_path, capsys) -> None:
+    prompts = prompts_file(tmp_path / "p.txt", 6)
+    plain = {r["id"]: r for r in records_of(tiny, prompts, tmp_path / "plain.jsonl")}
+    # the commonest printable character of the plain texts (a random model's text is no language):
+    # the records that contain it end where it first appears
+    printable = [c for r in plain.values() for c in r["text"] if c.isascii() and c.isprintable() and c != " "]
+    word = max(sorted(set(printable)), key=printable.count)
+    stopped = records_of(tiny, prompts, tmp_path / "stop.jsonl", "--stop", word)
+    for record in stopped:
+        text = plain[record["id"]]["text"]
+        assert text.startswith(record["text"])  # the same sequence, cut short at most
+        if record["stop_reason"] == "stop_string":
+            assert record["text"].endswith(word) and word not in record["text"][: -len(word)]
+            assert record["new_tokens"] <= plain[record["id"]]["new_tokens"]
+        else:
+            assert record["text"] == text and word not in text
+    assert any(r["stop_reason"] == "stop_string" for r in stopped)
+    static = generate_args(tiny, prompts, tmp_path / "s.jsonl", "--stop", word, "--batching", "static")
+    assert cli.main(static) == 2
+    assert "stop strings (--stop) run on continuous batching" in capsys.readouterr().err
+
+
+def records_of(tiny: TinyModel, prompts: pathlib.Path, output: pathlib.Path, *extra: str) -> list[dict]:
+    assert (
+        cli.main(generate_args(tiny, prompts, output, "--ignore-eos", "--max-new-tokens", "12", *extra)) == 0
+    )
+    return records(output)

@@ -62,6 +62,32 @@ DECODING_ARGUMENTS = frozenset({
 })  # fmt: skip
 
 
+BEAMS_REFUSED = (
+    "num_beams > 1: beam search runs on static batches (kvlimit.jobs, or --batching static), "
+    "not on the continuous engine"
+)
+
+
+def sliding_refusal(cache: BoundedCache) -> str | None:
+    """Why a cache built like `cache` cannot run continuously (transformers' own sliding-window layers
+    hold every column of the batch, so a row cannot be replaced), or None."""
+    if not cache.sliding_indices:
+        return None
+    window = min(cache.layout.sliding_windows[i] or 0 for i in cache.sliding_indices)
+    return (
+        f"continuous batching needs every layer bounded, but at cache_limit {cache.cache_limit} this model "
+        f"keeps transformers' own sliding-window layers (window {window}); use cache_limit <= {window}, "
+        "or static batches"
+    )
+
+
+def continuous_refusal(model: Any, config: LimitConfig, decoding: dict[str, Any]) -> str | None:
+    """Why `ContinuousEngine` cannot run `model` with this config and decoding, or None."""
+    if int(decoding.get("num_beams", 1)) != 1:
+        return BEAMS_REFUSED
+    return sliding_refusal(build_cache(model, config, rows=1))
+
+
 def sequence_seed(seed: int, prompt_id: str, sequence: int = 0) -> int:
     """The seed of sequence `sequence` of prompt `prompt_id` in a run seeded with `seed`: a function
     of these three alone (not of the batch, the order or the run), below 2**32 (what
@@ -149,12 +175,11 @@ class ContinuousEngine:
                 f"{sorted(DECODING_ARGUMENTS)}"
             )
         if int(decoding.get("num_beams", 1)) != 1:
-            raise ValueError(
-                "num_beams > 1: beam search runs on static batches (kvlimit.jobs, or --batching static), "
-                "not on the continuous engine"
-            )
+            raise ValueError(BEAMS_REFUSED)
         if num_return_sequences > 1 and not decoding.get("do_sample", False):
-            raise ValueError("num_return_sequences > 1 needs do_sample=True (greedy search gives one sequence)")
+            raise ValueError(
+                "num_return_sequences > 1 needs do_sample=True (greedy search gives one sequence)"
+            )
         if num_return_sequences > rows:
             raise ValueError(f"num_return_sequences={num_return_sequences} exceeds rows={rows}")
         self.model = model
@@ -167,15 +192,11 @@ class ContinuousEngine:
             logger.info("kvlimit: continuous engine seeded with %d", self.seed)
         self.tokenizer = tokenizer
         self.device = next(model.parameters()).device
-        self._forward_extra = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
+        self._forward_extra: dict[str, Any] = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
         self._scratch = self._new_cache(1)
-        if self._scratch.sliding_indices:
-            window = min(self._scratch.layout.sliding_windows[i] or 0 for i in self._scratch.sliding_indices)
-            raise ValueError(
-                f"continuous batching needs every layer bounded, but at cache_limit {self.config.cache_limit_tokens} "
-                f"this model keeps transformers' own sliding-window layers (window {window}); use "
-                f"cache_limit <= {window}, or static batches"
-            )
+        refusal = sliding_refusal(self._scratch)
+        if refusal is not None:
+            raise ValueError(refusal)
         #: what the run holds now, for a progress display: rows decoding, new tokens made so far
         self.active = 0
         self.tokens = 0
@@ -210,7 +231,9 @@ class ContinuousEngine:
             self.active = sum(r is not None for r in rows)
             yield from self._step(cache, rows, next_tokens)
 
-    def _step(self, cache: BoundedCache, rows: list[_Row | None], next_tokens: torch.Tensor) -> Iterator[Finished]:
+    def _step(
+        self, cache: BoundedCache, rows: list[_Row | None], next_tokens: torch.Tensor
+    ) -> Iterator[Finished]:
         """One decode forward of every row; rows that end are emptied and their sequences yielded."""
         out = forward_step(self.model, cache, next_tokens, **self._forward_extra)
         logits = out.logits[:, -1, :]
@@ -223,7 +246,9 @@ class ContinuousEngine:
                 rows[b] = None
                 yield self._finished(row)
 
-    def _admit(self, request: Request, rows: list[_Row | None], next_tokens: torch.Tensor) -> Iterator[Finished]:
+    def _admit(
+        self, request: Request, rows: list[_Row | None], next_tokens: torch.Tensor
+    ) -> Iterator[Finished]:
         """Prefill `request` alone, choose each sequence's first token, and load every sequence that
         goes on into a free row."""
         if not request.input_ids:
@@ -264,7 +289,7 @@ class ContinuousEngine:
     def _choose(self, row: _Row, logits: torch.Tensor) -> tuple[torch.Tensor, bool]:
         """The row's next token from its logits (1, vocab), as transformers' `_sample` chooses for a
         batch of one; and whether the row is done."""
-        scores = row.rules.processors(row.ids, logits.to(copy=True, dtype=torch.float32))
+        scores = row.rules.processors(row.ids, logits.to(copy=True, dtype=torch.float32))  # type: ignore[arg-type]
         if row.generator is not None:
             probs = torch.nn.functional.softmax(scores, dim=-1)
             token = torch.multinomial(probs, num_samples=1, generator=row.generator)
@@ -285,5 +310,6 @@ class ContinuousEngine:
             reason = "max_new_tokens"
         else:
             reason = "stop_string"
-        return Finished(row.request.id, row.sequence, tokens, reason, round(time.perf_counter() - row.started, 3))
-
+        return Finished(
+            row.request.id, row.sequence, tokens, reason, round(time.perf_counter() - row.started, 3)
+        )

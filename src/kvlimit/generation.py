@@ -175,6 +175,7 @@ def _generate(model: Any, args: tuple[Any, ...], arguments: dict[str, Any], kwar
     config = _config(arguments, kwargs)
     if config is None:
         return hf.stock_generate(model, *args, **kwargs)
+    hf.with_stop_strings(kwargs)  # transformers would not hand our decoding the tokenizer they need
     hf.inspect_model(model)  # an unsupported model fails before transformers prepares anything
     if "custom_generate" in kwargs:
         raise ValueError(

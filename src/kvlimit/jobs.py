@@ -6,14 +6,20 @@ Contract:
   line. A malformed line (bad JSON, no id or prompt, a duplicate id, an empty prompt) is a
   `PromptsError` (a `ValueError`) naming the file and line.
 - A `BatchJob` is what every batch of a run shares (the `LimitConfig`, decoding, returns, batch
-  size); it pickles, so Ray workers (`kvlimit.distributed`) get it. `BatchRunner(loaded, job)` plans the
-  batch size and the token limit once, then generates prompts sorted by token length in left-padded
-  batches and appends one record per prompt and returned sequence to a sink: `id`, `prompt`,
-  `sequence` (0.. `num_return_sequences` - 1), `text`, `new_tokens`, `stop_reason` ("eos" or
-  "max_new_tokens"), `seconds` (the batch's). Each batch is one write, flushed and synced to disk.
+  size, batching); it pickles, so Ray workers (`kvlimit.distributed`) get it. `BatchRunner(loaded,
+  job)` plans the batch size and the token limit once, then generates and appends one record per
+  prompt and returned sequence to a sink: `id`, `prompt`, `sequence` (0.. `num_return_sequences` -
+  1), `text`, `new_tokens`, `stop_reason` ("eos", "max_new_tokens" or "stop_string"), `seconds`.
+- Batching: "continuous" (`kvlimit.engine`: batch size x sequences per prompt rows, a finished row
+  takes the next prompt at once, prompts in file order; each record is written as it finishes and
+  `seconds` is its own; a sequence's text is a function of the seed, its id and its number alone),
+  or "static" (prompts sorted by token length in left-padded batches, one write per batch, `seconds`
+  the batch's; sampling seeded once, so a text depends on its batch). "auto" (the default):
+  continuous, but static for beam search and for a model that keeps transformers' own
+  sliding-window layers at this limit, which the continuous engine cannot run.
 - `finished_ids(path, per_id)`: the ids whose records are all in an output file, after dropping a
   torn last line or a half-written id: a rerun skips them, so a killed run resumes where it stopped
-  and redoes at most the batch in flight.
+  and redoes at most the rows (continuous) or the batch (static) in flight.
 - A byte budget (`cache_limit="64MiB"`) is turned into tokens once, for the planned batch, so every
   prompt gets the same limit whatever its batch.
 """
@@ -33,6 +39,7 @@ import torch
 import transformers
 
 from .config import LimitConfig
+from .engine import ContinuousEngine, Request, continuous_refusal
 from .generation import generate
 from .models import LoadedModel
 from .planner import plan
@@ -131,7 +138,9 @@ class BatchJob:
         raw: feed prompts as text, without the model's chat template.
         batch_size: prompts per batch, or "auto" (the planner, with `memory`).
         memory: "auto" or a size, for `batch_size="auto"`.
-        seed: seeds sampling once, before the first batch.
+        seed: continuous: every sequence's generator (`kvlimit.engine.sequence_seed`); static: seeds
+            sampling once, before the first batch.
+        batching: "auto", "continuous" or "static" (see the module docstring).
     """
 
     config: LimitConfig
@@ -141,45 +150,119 @@ class BatchJob:
     batch_size: int | str = 8
     memory: str | None = None
     seed: int | None = None
+    batching: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.batching not in BATCHING:
+            raise ValueError(f"batching={self.batching!r} is not one of {', '.join(BATCHING)}")
 
     @property
     def rows_per_prompt(self) -> int:
         return max(int(self.decoding.get("num_beams", 1)), self.num_return_sequences)
 
 
+#: How a job batches its prompts (see the module docstring).
+BATCHING = ("auto", "continuous", "static")
+
+
 class BatchRunner:
-    """A loaded model running a `BatchJob`: plans the batch size and the limit once, then generates batches."""
+    """A loaded model running a `BatchJob`: plans the batch size and the limit once, then generates.
+
+    `on_records(records, active)`, if given to `run`, is called after every write with the records
+    written and the rows decoding (continuous) or the batch's prompts (static).
+    """
 
     def __init__(self, loaded: LoadedModel, job: BatchJob):
         self.loaded = loaded
         self.job = job
         self.size: int | None = None
         self.limit: int | None = None
-        if job.seed is not None:
+        self.batching: str | None = None  # "continuous" or "static", decided by `prepare`
+        #: why an "auto" job runs on static batches (None: it runs continuously, or was told static)
+        self.static_because: str | None = None
+        if job.seed is not None and job.batching == "static":
             transformers.set_seed(job.seed)
 
-    def prepare(self, longest_prompt: int) -> tuple[int, int]:
-        """(batch size, cache limit in tokens), planned on the first call for prompts of `longest_prompt` tokens."""
+    def prepare(self, longest_prompt: int, prompts: int | None = None) -> tuple[int, int]:
+        """(batch size, cache limit in tokens), planned on the first call for prompts of `longest_prompt`
+        tokens (and at most `prompts` of them: a batch holds no more); decides the batching
+        (`batching`, and `static_because` for an "auto" job)."""
         if self.size is None or self.limit is None:
-            self.size = _batch_size(self.job, self.loaded, longest_prompt)
+            self.size = min(_batch_size(self.job, self.loaded, longest_prompt), prompts or sys.maxsize)
             self.limit = _token_limit(self.job.config, self.loaded, self.size * self.job.rows_per_prompt)
+            self.batching = self._batching(self.limit)
+            if self.batching == "static" and self.job.decoding.get("stop_strings"):
+                raise ValueError(
+                    "stop strings (--stop) run on continuous batching, not on static batches "
+                    f"({self.static_because or 'batching static'})"
+                )
         return self.size, self.limit
+
+    def _batching(self, limit: int) -> str:
+        if self.job.batching == "static":
+            if self.job.seed is not None and self.batching is None:
+                transformers.set_seed(self.job.seed)
+            return "static"
+        refusal = continuous_refusal(self.loaded.model, self.job.config.with_tokens(limit), self.job.decoding)
+        if refusal is None:
+            return "continuous"
+        if self.job.batching == "continuous":
+            raise ValueError(refusal)
+        self.static_because = refusal
+        if self.job.seed is not None:
+            transformers.set_seed(self.job.seed)
+        return "static"
 
     def encode(self, items: Iterable[PromptItem]) -> dict[str, list[int]]:
         return {item.id: _encode(self.loaded, item.prompt, raw=self.job.raw) for item in items}
 
-    def run(self, items: list[PromptItem], sink: TextIO, on_batch: Any = None) -> int:
-        """Generate `items` in batches sorted by length, appending each batch's records to `sink`; new tokens made."""
+    def run(self, items: list[PromptItem], sink: TextIO, on_records: Any = None) -> int:
+        """Generate `items`, appending their records to `sink` as they are made; new tokens made."""
         encoded = self.encode(items)
         lengths = {key: len(ids) for key, ids in encoded.items()}
-        size, limit = self.prepare(max(lengths.values()))
+        size, limit = self.prepare(max(lengths.values()), len(items))
+        if self.batching == "continuous":
+            return self._run_continuous(items, encoded, limit, sink, on_records)
         tokens = 0
         for batch in batches(items, lengths, size):
             records = _generate_batch(self.loaded, batch, encoded, limit, self.job)
             append_records(sink, records)
             tokens += sum(r["new_tokens"] for r in records)
-            if on_batch is not None:
-                on_batch(batch, records)
+            if on_records is not None:
+                on_records(records, len(batch))
+        return tokens
+
+    def _run_continuous(
+        self,
+        items: list[PromptItem],
+        encoded: dict[str, list[int]],
+        limit: int,
+        sink: TextIO,
+        on_records: Any,
+    ) -> int:
+        """The continuous engine over `items` in file order, each record appended as it finishes."""
+        assert self.size is not None
+        job, tokenizer = self.job, self.loaded.tokenizer
+        decoding = {**job.decoding, "pad_token_id": tokenizer.pad_token_id}
+        engine = ContinuousEngine(self.loaded.model, job.config.with_tokens(limit), decoding=decoding,
+                                  rows=self.size * job.num_return_sequences, seed=job.seed, tokenizer=tokenizer,
+                                  num_return_sequences=job.num_return_sequences)  # fmt: skip
+        prompts = {item.id: item.prompt for item in items}
+        tokens = 0
+        for finished in engine.run(Request(item.id, encoded[item.id]) for item in items):
+            record: dict[str, Any] = {
+                "id": finished.id,
+                "prompt": prompts[finished.id],
+                "sequence": finished.sequence,
+                "text": tokenizer.decode(finished.tokens, skip_special_tokens=True, clean_up_tokenization_spaces=False),
+                "new_tokens": len(finished.tokens),
+                "stop_reason": finished.stop_reason,
+                "seconds": finished.seconds,
+            }  # fmt: skip
+            append_records(sink, [record])
+            tokens += record["new_tokens"]
+            if on_records is not None:
+                on_records([record], engine.active)
         return tokens
 
 
@@ -228,9 +311,10 @@ def _generate_batch(
     )
     start = time.perf_counter()
     returns = job.num_return_sequences
+    extra: dict[str, Any] = {"tokenizer": tokenizer} if job.decoding.get("stop_strings") else {}
     with torch.no_grad():
         out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=job.config.with_tokens(limit),
-                       num_return_sequences=returns, pad_token_id=pad, **job.decoding)  # fmt: skip
+                       num_return_sequences=returns, pad_token_id=pad, **job.decoding, **extra)  # fmt: skip
     seconds = round(time.perf_counter() - start, 3)
     eos = set(_eos_ids(model, tokenizer))
     records = []

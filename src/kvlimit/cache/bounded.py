@@ -647,7 +647,10 @@ class BoundedCache(Cache):
         if self.step_open or source.step_open:
             raise RuntimeError("load_row between steps only: advance the open step first")
         if (source.slots, source.policy, source.kv_dtype, source.layout.kinds) != (
-            self.slots, self.policy, self.kv_dtype, self.layout.kinds
+            self.slots,
+            self.policy,
+            self.kv_dtype,
+            self.layout.kinds,
         ):
             raise ValueError("load_row needs a source cache built from the same config for the same model")
         if self.sliding_layers:

@@ -1,12 +1,13 @@
 """`kvlimit generate --prompts FILE`: the batch job (`kvlimit.jobs`) on the command line.
 
 Contract: FILE is read before any model loads (a malformed line is an error naming it);
-`--output FILE.jsonl` gets the job's records, appended batch by batch and synced; running the same
+`--output FILE.jsonl` gets the job's records, appended as they are made and synced; running the same
 command again skips every id already complete there. Without `--output` the records go to stdout.
-`--batch-size N` or `auto` (the planner, within `--memory`). On a terminal, a progress bar over
-prompts (tqdm): prompts done, tokens/s, cache limit, ETA. Ctrl-C stops after the records written so
-far (exit 130). `--ray [ADDRESS]` runs the same job on Ray workers (`kvlimit.distributed`), one shard
-each, into the folder `--output`.
+`--batch-size N` or `auto` (the planner, within `--memory`); `--batching` continuous, static or auto
+(`kvlimit.jobs`), and the status line says which runs and, for auto, why static. On a terminal, a
+progress bar over prompts (tqdm): prompts done, rows active, tokens/s, ETA. Ctrl-C stops after the
+records written so far (exit 130). `--ray [ADDRESS]` runs the same job on Ray workers
+(`kvlimit.distributed`), one shard each, into the folder `--output`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def read_prompts(path: str) -> list[PromptItem]:
 
 def job_from_args(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> BatchJob:
     return BatchJob(config, dict(decoding.kwargs), args.num_return_sequences, args.raw, args.batch_size,
-                    args.memory, args.seed)  # fmt: skip
+                    args.memory, args.seed, args.batching)  # fmt: skip
 
 
 def run_batch(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> int:
@@ -52,26 +53,37 @@ def run_batch(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> i
         return 0
     runner = BatchRunner(load_with_status(args), job)
     try:
-        size, limit = runner.prepare(max(len(ids) for ids in runner.encode(pending).values()))
+        size, limit = runner.prepare(max(len(ids) for ids in runner.encode(pending).values()), len(pending))
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
-    status(args, f"batches of {size} prompts, cache_limit {limit} tokens, policy {config.policy.describe()}")
+    rows = size * job.num_return_sequences
+    if runner.batching == "continuous":
+        how = f"continuous batching, {rows} rows"
+    else:
+        how = f"static batches of {size} prompts" + (
+            f" ({runner.static_because})" if runner.static_because else ""
+        )
+    status(args, f"{how}, cache_limit {limit} tokens, policy {config.policy.describe()}")
     sink = output_path.open("a", encoding="utf-8") if output_path else sys.stdout
     bar = tqdm(
         total=len(pending), unit="prompt", file=sys.stderr, disable=args.quiet or not sys.stderr.isatty()
     )
     started = time.perf_counter()
     made = [0]
-    written = [0]  # counted here: a disabled bar (not a terminal) counts nothing
+    sequences: dict[str, int] = {}
+    written = [0]  # prompts complete, counted here: a disabled bar (not a terminal) counts nothing
 
-    def on_batch(batch: list[PromptItem], records: list[dict[str, Any]]) -> None:
+    def on_records(records: list[dict[str, Any]], active: int) -> None:
         made[0] += sum(r["new_tokens"] for r in records)
-        written[0] += len(batch)
-        bar.update(len(batch))
-        bar.set_postfix(tokens_per_s=f"{made[0] / (time.perf_counter() - started):.1f}", cache=f"{limit}")
+        for record in records:
+            sequences[record["id"]] = sequences.get(record["id"], 0) + 1
+            if sequences[record["id"]] == job.num_return_sequences:
+                written[0] += 1
+                bar.update(1)
+        bar.set_postfix(rows=active, tokens_per_s=f"{made[0] / (time.perf_counter() - started):.1f}")
 
     try:
-        runner.run(pending, sink, on_batch)
+        runner.run(pending, sink, on_records)
     except KeyboardInterrupt:
         status(args, f"interrupted: {written[0]} of {len(pending)} prompts written")
         return EXIT_INTERRUPTED

@@ -47,6 +47,7 @@ from ..clitools import (
 from ..config import LimitConfig, parse_bytes
 from ..generation import generate as bounded_generate
 from ..integrations import hf
+from ..jobs import BATCHING
 from ..models import LoadedModel
 from ..policies import POLICIES, declared_settings, policy_help, policy_names
 from ..sizing import kv_bytes_per_token, row_cost
@@ -180,7 +181,19 @@ def _add_decoding_arguments(parser: argparse.ArgumentParser) -> None:
         help="beam search with N beams (default: 1, no beams)",
     )
     decoding.add_argument(
-        "--seed", type=int, metavar="N", default=None, help="random seed, for repeatable sampling"
+        "--stop",
+        action="append",
+        metavar="TEXT",
+        default=None,
+        help="stop a sequence once its text ends with TEXT (kept in the text); may be given several times",
+    )
+    decoding.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        default=None,
+        help="random seed, for repeatable sampling (with --prompts, each prompt's text is a function of the "
+        "seed and its id alone: see --batching)",
     )
 
 
@@ -200,7 +213,20 @@ def _add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "--batch-size",
         metavar="N|auto",
         default="8",
-        help="prompts per batch, or auto: the most that fit --memory (kvlimit plan) (default: 8)",
+        help="prompts decoded at once (x --num-return-sequences rows), or auto: the most that fit --memory "
+        "(kvlimit plan) (default: 8)",
+    )
+    batch.add_argument(
+        "--batching",
+        choices=BATCHING,
+        default="auto",
+        help="continuous: a sequence that ends frees its row for the next prompt at once (prompts in file "
+        "order, records written as they finish; with --seed a prompt's text is the same whatever its "
+        "batch, the file's order, --batch-size, a resume or the Ray shard, and equals the prompt "
+        "generated alone); static: batches of prompts sorted by length, each running until its longest "
+        "row ends (a sampled text then depends on its batch); auto (default): continuous, but static "
+        "for beam search (--num-beams) and for a model that keeps its own sliding-window layers at "
+        "this --cache-limit",
     )
     batch.add_argument(
         "--ray",
@@ -302,6 +328,11 @@ def decoding_from_args(args: argparse.Namespace) -> Decoding:
         description += f", {args.num_beams} beams"
     if kwargs["repetition_penalty"] != 1.0:
         description += f", repetition penalty {kwargs['repetition_penalty']:g}"
+    if args.stop:
+        if any(not text for text in args.stop):
+            raise CLIError("--stop takes a non-empty TEXT")
+        kwargs["stop_strings"] = list(args.stop)
+        description += ", stop at " + " or ".join(repr(text) for text in args.stop)
     if args.seed is not None:
         description += f", seed {args.seed}"
     return Decoding(kwargs, description)
@@ -332,7 +363,7 @@ class RunReport:
     model_type: str
     prompt_tokens: int
     generated_tokens: int
-    stop_reason: str  # "max_new_tokens", "eos" or "interrupted"
+    stop_reason: str  # "max_new_tokens", "eos", "stop_string" or "interrupted"
     seconds: float
     first_token_seconds: float | None
     load_seconds: float
@@ -363,6 +394,7 @@ class RunReport:
     def summary_lines(self) -> list[str]:
         stop = {
             "max_new_tokens": "stopped at --max-new-tokens",
+            "stop_string": "stopped at a --stop text",
             "eos": "stopped at the end-of-sequence token",
             "interrupted": "interrupted",
         }[self.stop_reason]
@@ -442,6 +474,10 @@ def _check_batch_options(args: argparse.Namespace) -> None:
         )
     if args.num_beams == 1 and args.greedy and args.num_return_sequences > 1:
         raise CLIError("--num-return-sequences above 1 needs sampling or --num-beams (greedy returns one)")
+    if args.batching == "continuous" and args.num_beams > 1:
+        raise CLIError(
+            "--num-beams above 1 runs on static batches: drop --batching continuous (auto picks static)"
+        )
     if args.batch_size != "auto" and (not str(args.batch_size).isdigit() or int(args.batch_size) < 1):
         raise CLIError(f"--batch-size must be a positive int or auto; got {args.batch_size!r}")
     if args.memory is not None and args.batch_size != "auto":
@@ -468,6 +504,7 @@ _BATCH_ONLY = {  # option: (attribute, default); each is refused without --promp
     "--worker-cpus": ("worker_cpus", 1.0),
     "--worker-gpus": ("worker_gpus", 0.0),
     "--memory": ("memory", None),
+    "--batching": ("batching", "auto"),
 }
 
 
@@ -568,6 +605,8 @@ def _generate(
         stop_reason = "interrupted"
     elif generated >= args.max_new_tokens:
         stop_reason = "max_new_tokens"
+    elif args.stop and int(out[0, -1]) not in _eos_ids(run.loaded.model):
+        stop_reason = "stop_string"
     else:
         stop_reason = "eos"
     report = _report(args, run, decoding, config, generated, stop_reason, seconds)
@@ -639,12 +678,23 @@ def _decode(
             stopping_criteria=StoppingCriteriaList([run.watch]),
             pad_token_id=run.loaded.tokenizer.pad_token_id,
             **decoding.kwargs,
+            **_stop_tokenizer(args, run),
         )
     except KeyboardInterrupt:
         out = None
     seconds = time.perf_counter() - run.watch.start
     run.progress.clear()
     return out, seconds
+
+
+def _stop_tokenizer(args: argparse.Namespace, run: _Run) -> dict[str, Any]:
+    """`tokenizer=` for generate when --stop gives stop strings (they are matched on the text)."""
+    return {"tokenizer": run.loaded.tokenizer} if args.stop else {}
+
+
+def _eos_ids(model: Any) -> set[int]:
+    eos = model.generation_config.eos_token_id
+    return {eos} if isinstance(eos, int) else set(eos or [])
 
 
 def _finish_text(args: argparse.Namespace, run: _Run, out: torch.Tensor | None) -> int:

@@ -55,6 +55,7 @@ from .decoding import (
     prepared_rules,
     run_decoding,
     stock_generate,
+    with_stop_strings,
 )
 from .models import (
     ATTENTION_IMPLEMENTATIONS,
@@ -91,8 +92,6 @@ from .steps import (
 )
 
 __all__ = [
-    "DecodingRules",
-    "prepared_rules",
     "ATTENTION_IMPLEMENTATIONS",
     "CACHE_ARG",
     "FAMILIES",
@@ -102,6 +101,7 @@ __all__ = [
     "TRANSFORMERS_VERSION",
     "Cache",
     "CacheLayerMixin",
+    "DecodingRules",
     "DynamicCache",
     "DynamicSlidingWindowLayer",
     "Family",
@@ -135,6 +135,7 @@ __all__ = [
     "passed_cache",
     "prepare_families",
     "prepared_by_generate",
+    "prepared_rules",
     "probe_kv_bytes_per_token",
     "probe_kv_shapes",
     "put_cache",
@@ -146,4 +147,5 @@ __all__ = [
     "takes_logits_to_keep",
     "tap_reports_queries",
     "text_config",
+    "with_stop_strings",
 ]

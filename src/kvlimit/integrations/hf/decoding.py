@@ -20,7 +20,7 @@ import torch
 from transformers import GenerationConfig, PreTrainedModel
 from transformers.generation.configuration_utils import GenerationMode
 from transformers.generation.logits_process import LogitsProcessorList
-from transformers.generation.stopping_criteria import StoppingCriteriaList
+from transformers.generation.stopping_criteria import StoppingCriteriaList, StopStringCriteria
 from transformers.generation.utils import GenerationMixin
 
 logger = logging.getLogger(__name__)
@@ -134,6 +134,27 @@ def _capture_rules(
     return DecodingRules(logits_processor, stopping_criteria, generation_config)
 
 
+def with_stop_strings(kwargs: dict[str, Any]) -> None:
+    """Turn generate's `stop_strings=` (with `tokenizer=`) in `kwargs` into a `StopStringCriteria` among
+    its `stopping_criteria`, in place, as generate itself builds it.
+
+    transformers hands a `custom_generate` callable no tokenizer (`_extract_generation_mode_kwargs`
+    replaces the mode arguments by the callable's own), so generate would refuse the stop strings of
+    any call that goes through kvlimit ("we could not locate a tokenizer") even with `tokenizer=`.
+    """
+    stop = kwargs.pop("stop_strings", None)
+    if stop is None:
+        return
+    tokenizer = kwargs.pop("tokenizer", None)
+    if tokenizer is None:
+        raise ValueError(
+            "stop_strings needs tokenizer= (the model's tokenizer), as transformers' generate does"
+        )
+    criteria = StoppingCriteriaList(kwargs.get("stopping_criteria") or [])
+    criteria.append(StopStringCriteria(stop_strings=stop, tokenizer=tokenizer))
+    kwargs["stopping_criteria"] = criteria
+
+
 def prepared_rules(model: Any, input_ids: torch.Tensor, **generate_kwargs: Any) -> DecodingRules:
     """The rules transformers' `generate(input_ids, **generate_kwargs)` would decode `input_ids`
     (1, prompt) by, prepared by generate itself (the public `custom_generate` hook, which receives
@@ -142,6 +163,8 @@ def prepared_rules(model: Any, input_ids: torch.Tensor, **generate_kwargs: Any) 
     with `tokenizer=`), the same merged generation config, in every release from 5.18."""
     if input_ids.shape[0] != 1:
         raise ValueError(f"prepared_rules takes one prompt, (1, length); got {tuple(input_ids.shape)}")
+    with_stop_strings(generate_kwargs)
+    generate_kwargs.pop("tokenizer", None)
     rules = stock_generate(
         model, input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
         custom_generate=_capture_rules, **generate_kwargs,
