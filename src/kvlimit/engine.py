@@ -39,7 +39,7 @@ import logging
 import random
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -132,6 +132,12 @@ class _Row:
     generator: torch.Generator | None
     ids: torch.Tensor
     started: float
+    own: Any = field(init=False)  # a LogitsProcessorList
+    warpers: Any = field(init=False)
+    warpers_key: tuple[Any, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.own, self.warpers, self.warpers_key = self.rules.own, self.rules.warpers, self.rules.warpers_key
 
     @property
     def new_tokens(self) -> list[int]:
@@ -234,17 +240,31 @@ class ContinuousEngine:
     def _step(
         self, cache: BoundedCache, rows: list[_Row | None], next_tokens: torch.Tensor
     ) -> Iterator[Finished]:
-        """One decode forward of every row; rows that end are emptied and their sequences yielded."""
+        """One decode forward of every row; rows that end are emptied and their sequences yielded.
+        A free row (waiting for a prompt) decodes too; its token is never read."""
         out = forward_step(self.model, cache, next_tokens, **self._forward_extra)
-        logits = out.logits[:, -1, :]
-        for b, row in enumerate(rows):
-            if row is None:
-                continue  # a free row waiting for a prompt: its token is never read
-            token, done = self._choose(row, logits[b : b + 1])
+        live = [b for b, row in enumerate(rows) if row is not None]
+        active = [row for row in rows if row is not None]
+        scores = self._scores(active, out.logits[live, -1, :])
+        for i, (b, row) in enumerate(zip(live, active, strict=True)):
+            token, done = self._choose(row, scores[i : i + 1])
             next_tokens[b, 0] = token
             if done:
                 rows[b] = None
                 yield self._finished(row)
+
+    @staticmethod
+    def _scores(rows: list[_Row], logits: torch.Tensor) -> torch.Tensor:
+        """The rows' processed scores (n, vocab) from their logits (n, vocab), as transformers' `_sample`
+        makes them for each row alone: the processors that read a row's tokens row by row, then the
+        score-only warpers (temperature, top-k, top-p) on every row at once where they agree (they act
+        on each row apart, so a row's scores are those of its own batch of one)."""
+        logits = logits.to(copy=True, dtype=torch.float32)
+        own = torch.cat([row.own(row.ids, logits[i : i + 1]) for i, row in enumerate(rows)])
+        if len({row.warpers_key for row in rows}) == 1:
+            scores: torch.Tensor = rows[0].warpers(rows[0].ids, own)
+            return scores
+        return torch.cat([row.warpers(row.ids, own[i : i + 1]) for i, row in enumerate(rows)])
 
     def _admit(
         self, request: Request, rows: list[_Row | None], next_tokens: torch.Tensor
@@ -264,7 +284,7 @@ class ContinuousEngine:
                 generator = torch.Generator(device=self.device)
                 generator.manual_seed(sequence_seed(self.seed, request.id, sequence))
             row = _Row(request, sequence, rules, generator, ids, started)
-            token, done = self._choose(row, logits)
+            token, done = self._choose(row, self._scores([row], logits))
             if done:
                 yield self._finished(row)
                 continue
@@ -286,10 +306,9 @@ class ContinuousEngine:
         logits: torch.Tensor = out.logits[:, -1, :]
         return logits
 
-    def _choose(self, row: _Row, logits: torch.Tensor) -> tuple[torch.Tensor, bool]:
-        """The row's next token from its logits (1, vocab), as transformers' `_sample` chooses for a
-        batch of one; and whether the row is done."""
-        scores = row.rules.processors(row.ids, logits.to(copy=True, dtype=torch.float32))  # type: ignore[arg-type]
+    def _choose(self, row: _Row, scores: torch.Tensor) -> tuple[torch.Tensor, bool]:
+        """The row's next token from its processed scores (1, vocab), as transformers' `_sample` chooses
+        for a batch of one (its own generator); and whether the row is done."""
         if row.generator is not None:
             probs = torch.nn.functional.softmax(scores, dim=-1)
             token = torch.multinomial(probs, num_samples=1, generator=row.generator)

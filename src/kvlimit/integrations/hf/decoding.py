@@ -19,7 +19,16 @@ from typing import Any
 import torch
 from transformers import GenerationConfig, PreTrainedModel
 from transformers.generation.configuration_utils import GenerationMode
-from transformers.generation.logits_process import LogitsProcessorList
+from transformers.generation.logits_process import (
+    EpsilonLogitsWarper,
+    EtaLogitsWarper,
+    LogitsProcessorList,
+    MinPLogitsWarper,
+    TemperatureLogitsWarper,
+    TopKLogitsWarper,
+    TopPLogitsWarper,
+    TypicalLogitsWarper,
+)
 from transformers.generation.stopping_criteria import StoppingCriteriaList, StopStringCriteria
 from transformers.generation.utils import GenerationMixin
 
@@ -117,14 +126,48 @@ def enclosing_generate_arguments() -> dict[str, Any]:
     return {}
 
 
+#: Warpers that read only the scores, never the tokens so far: the same for every row of a batch.
+_SCORE_ONLY_WARPERS = (
+    TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper, MinPLogitsWarper, TypicalLogitsWarper,
+    EpsilonLogitsWarper, EtaLogitsWarper,
+)  # fmt: skip
+
+
 @dataclass
 class DecodingRules:
     """What transformers' generate prepares for one prompt of a batch of one: its logits processors,
-    its stopping criteria and its generation config (`do_sample`, the end-of-sequence ids, ...)."""
+    its stopping criteria and its generation config (`do_sample`, the end-of-sequence ids, ...).
+
+    `processors` is split in two, applied in this order: `own` (those that read the row's tokens:
+    repetition penalty, minimum length, ...) and `warpers`, the trailing score-only warpers
+    (temperature, top-k, top-p, ...), which a loop may apply to many rows' scores at once when their
+    `warpers_key` agree.
+    """
 
     processors: LogitsProcessorList
     stopping: StoppingCriteriaList
     config: GenerationConfig
+
+    @property
+    def split(self) -> int:
+        """Where the trailing score-only warpers begin in `processors`."""
+        at = len(self.processors)
+        while at > 0 and type(self.processors[at - 1]) in _SCORE_ONLY_WARPERS:
+            at -= 1
+        return at
+
+    @property
+    def own(self) -> LogitsProcessorList:
+        return LogitsProcessorList(self.processors[: self.split])
+
+    @property
+    def warpers(self) -> LogitsProcessorList:
+        return LogitsProcessorList(self.processors[self.split :])
+
+    @property
+    def warpers_key(self) -> tuple[Any, ...]:
+        """Equal for rules whose warpers do the same (type and settings)."""
+        return tuple((type(w).__name__, repr(sorted(vars(w).items()))) for w in self.warpers)
 
 
 def _capture_rules(
