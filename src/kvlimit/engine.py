@@ -149,7 +149,8 @@ class ContinuousEngine:
 
     Args:
         model: a transformers causal LM of a supported family.
-        config: the cache's `LimitConfig` (a byte budget is resolved once, for `rows` rows).
+        config: the cache's `LimitConfig` (a byte budget is resolved once, for `rows` rows and the
+            one-row prefill cache).
         rows: sequences decoded at once.
         decoding: generate's decoding arguments (`max_new_tokens`, `do_sample`, `temperature`,
             `top_k`, `top_p`, `repetition_penalty`, `min_new_tokens`, `stop_strings`, ...).
@@ -189,7 +190,8 @@ class ContinuousEngine:
         if num_return_sequences > rows:
             raise ValueError(f"num_return_sequences={num_return_sequences} exceeds rows={rows}")
         self.model = model
-        self.config = config.with_tokens(token_limit(model, config, rows))
+        # a byte budget holds the batch's rows and the one-row cache prompts are prefilled in
+        self.config = config.with_tokens(token_limit(model, config, rows + 1))
         self.rows = rows
         self.decoding = decoding
         self.num_return_sequences = num_return_sequences
@@ -206,6 +208,8 @@ class ContinuousEngine:
         #: what the run holds now, for a progress display: rows decoding, new tokens made so far
         self.active = 0
         self.tokens = 0
+        #: the most bytes of keys and values the run's caches held (the batch's and the prefill's)
+        self.kv_bytes = 0
         self.cache: BoundedCache | None = None
 
     def _new_cache(self, rows: int) -> BoundedCache:
@@ -235,6 +239,7 @@ class ContinuousEngine:
                 rows = [rows[b] for b in keep]
                 next_tokens = next_tokens[keep]
             self.active = sum(r is not None for r in rows)
+            self.kv_bytes = max(self.kv_bytes, cache.nbytes() + self._scratch.nbytes())
             yield from self._step(cache, rows, next_tokens)
 
     def _step(

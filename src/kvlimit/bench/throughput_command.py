@@ -37,6 +37,7 @@ from .throughput import (
     report_lines,
     run_throughput,
 )
+from .workloads import SYSTEMS, WORKLOADS, WorkloadSettings, plot_workloads, run_workloads, workload_lines
 
 
 def register(subparsers: Any) -> None:
@@ -51,10 +52,22 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--memory", metavar="SIZE", default="256MiB",
                         help="the KV-cache budget, such as 512MiB (default: 256MiB)")  # fmt: skip
-    parser.add_argument("--max-new-tokens", "--tokens", dest="tokens", type=int, metavar="T", default=2048,
-                        help="new tokens per sequence (default: 2048; --tokens is its old name)")  # fmt: skip
-    parser.add_argument("--cache-limit", metavar="N[,N...]", default="256,1024",
-                        help="kvlimit's cache limits, comma-separated (default: 256,1024)")  # fmt: skip
+    parser.add_argument("--max-new-tokens", "--tokens", dest="tokens", type=int, metavar="T", default=None,
+                        help="new tokens per sequence (default: 2048; with --workloads, each workload's own; "
+                        "--tokens is its old name)")  # fmt: skip
+    parser.add_argument("--cache-limit", metavar="N[,N...]", default=None,
+                        help="kvlimit's cache limits, comma-separated (default: 256,1024; with --workloads one "
+                        "limit, default 128)")  # fmt: skip
+    workloads = parser.add_argument_group("workloads (kvlimit.bench.workloads)")
+    workloads.add_argument("--workloads", metavar="W[,W...]", default=None,
+                           help="instead of one fixed prompt, run workloads of chat prompts on the embedded or "
+                           "--model's tokenizer, side by side: kvlimit continuous, kvlimit static batches, stock "
+                           "generate and transformers' generate_batch, each given --memory of KV cache. "
+                           + "; ".join(f"{w.name}: {w.description}" for w in WORKLOADS.values()))  # fmt: skip
+    workloads.add_argument("--num-prompts", type=int, metavar="N", default=None,
+                           help="with --workloads: prompts per workload (default: each workload's own, 32)")  # fmt: skip
+    workloads.add_argument("--systems", metavar="S[,S...]", default=None,
+                           help=f"with --workloads: the systems to run (default: all: {', '.join(SYSTEMS)})")  # fmt: skip
     parser.add_argument("--policy", metavar="P[,P...]", default="sinks",
                         help=f"kvlimit policies, comma-separated, from {', '.join(policy_names())} (default: sinks)")  # fmt: skip
     parser.add_argument(
@@ -81,7 +94,12 @@ def run(args: argparse.Namespace) -> int:
     check_number(args.tokens, "--max-new-tokens", at_least=2)
     check_number(args.max_batch, "--max-batch", at_least=1)
     check_number(args.threads, "--threads", at_least=1)
-    limits = parse_list(args.cache_limit, _count("--cache-limit", 2), option="--cache-limit")
+    if args.workloads is not None:
+        return _run_workloads(args, memory)
+    if args.num_prompts is not None or args.systems is not None:
+        raise CLIError("--num-prompts and --systems go with --workloads")
+    args.tokens = 2048 if args.tokens is None else args.tokens
+    limits = parse_list(args.cache_limit or "256,1024", _count("--cache-limit", 2), option="--cache-limit")
     policies = parse_list(args.policy, policy_name, option="--policy")
     explicit = (
         () if args.sweep in (None, "auto") else parse_list(args.sweep, _count("--sweep", 1), option="--sweep")
@@ -99,9 +117,32 @@ def run(args: argparse.Namespace) -> int:
                                   policies=tuple(policies), sweep=sweep, max_batch=args.max_batch)  # fmt: skip
     result = run_throughput(loaded.model, settings, progress=lambda text: status(args, text))
     result["model"] = loaded.source
-    lines = report_lines(result)
+    _emit(args, result, report_lines(result), plot_throughput)
+    return 0
+
+
+def _run_workloads(args: argparse.Namespace, memory: int) -> int:
+    """`kvlimit throughput --workloads W[,W...]`: `kvlimit.bench.workloads`, reported like the rest."""
+    names = parse_list(args.workloads, _workload_name, option="--workloads")
+    systems = tuple(parse_list(args.systems, _system_name, option="--systems")) if args.systems else SYSTEMS
+    check_number(args.num_prompts, "--num-prompts", at_least=1)
+    limit = 128 if args.cache_limit is None else _count("--cache-limit", 2)(args.cache_limit)
+    if args.plot and not str(args.plot).lower().endswith(".png"):
+        raise CLIError(f"--plot writes a PNG; give a file name ending in .png, not {args.plot!r}")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    loaded = load_with_status(args)
+    settings = WorkloadSettings(memory=memory, workloads=tuple(names), cache_limit=limit, prompts=args.num_prompts,
+                                new_tokens=args.tokens, systems=systems)  # fmt: skip
+    result = run_workloads(loaded.model, loaded.tokenizer, settings, progress=lambda text: status(args, text))
+    result["model"] = loaded.source
+    _emit(args, result, workload_lines(result), plot_workloads)
+    return 0
+
+
+def _emit(args: argparse.Namespace, result: dict[str, Any], lines: list[str], plot: Any) -> None:
     if args.plot:
-        plot_throughput(result, args.plot)
+        plot(result, args.plot)
         status(args, f"plot written to {args.plot}")
     if args.json == "-":
         print(json.dumps(result, indent=1))
@@ -110,7 +151,18 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             pathlib.Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         print("\n".join(lines))
-    return 0
+
+
+def _workload_name(text: str) -> str:
+    if text.strip() not in WORKLOADS:
+        raise CLIError(f"--workloads takes names from {', '.join(WORKLOADS)}; got {text!r}")
+    return text.strip()
+
+
+def _system_name(text: str) -> str:
+    if text.strip() not in SYSTEMS:
+        raise CLIError(f"--systems takes names from {', '.join(SYSTEMS)}; got {text!r}")
+    return text.strip()
 
 
 def _count(option: str, least: int) -> Any:

@@ -216,6 +216,25 @@ def prepared_rules(model: Any, input_ids: torch.Tensor, **generate_kwargs: Any) 
     return rules
 
 
+def generation_config(**settings: Any) -> GenerationConfig:
+    """A transformers `GenerationConfig` with these settings."""
+    return GenerationConfig(**settings)
+
+
+def generate_batch(
+    model: Any, prompts: list[list[int]], config: GenerationConfig, *, num_blocks: int, page_size: int
+) -> dict[str, Any]:
+    """transformers' own continuous batching (`model.generate_batch`), its paged cache `num_blocks` pages
+    of `page_size` tokens; the outputs by request id (each with `generated_tokens`)."""
+    from transformers.generation.configuration_utils import ContinuousBatchingConfig
+
+    paged = ContinuousBatchingConfig(page_size=page_size, num_blocks=num_blocks)
+    outputs: dict[str, Any] = model.generate_batch(
+        prompts, generation_config=config, continuous_batching_config=paged, progress_bar=False
+    )
+    return outputs
+
+
 def generation_mode(generation_config: GenerationConfig, assistant_model: Any = None) -> GenerationMode:
     return generation_config.get_generation_mode(assistant_model)
 
