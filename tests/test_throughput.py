@@ -52,3 +52,32 @@ def test_the_command_writes_its_report_json_and_plot(tmp_path, capsys) -> None:
     data = json.loads(out.read_text())
     assert data["schema"] == "kvlimit-throughput/1" and len(data["runs"]) == 2
     assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_workloads_give_every_system_the_same_bytes(tmp_path) -> None:
+    """`--workloads`: each system's batch is what the budget allows, every row's tokens are made (end of
+    sequence ignored), and no system holds more keys and values than the budget."""
+    from kvlimit.bench.workloads import WorkloadSettings, plot_workloads, run_workloads, workload_lines
+
+    from .helpers import build_tiny
+
+    tiny = build_tiny(tmp_path)
+    per_token = kvlimit.kv_bytes_per_token(tiny.model)
+    budget = 5 * 16 * per_token  # five rows of a 16-token cache
+    settings = WorkloadSettings(memory=budget, workloads=("a", "b"), cache_limit=16, prompts=6, new_tokens=10,
+                                page_size=8)  # fmt: skip
+    result = run_workloads(tiny.model, tiny.tokenizer, settings)
+    runs = {(run["workload"], run["system"]): run for run in result["runs"]}
+    assert len(runs) == 8
+    for workload in ("a", "b"):
+        assert runs[(workload, "continuous")]["batch"] == 4  # one row's bytes go to the prefill cache
+        assert runs[(workload, "static")]["batch"] == 5
+        assert runs[(workload, "generate_batch")]["batch"] == 10  # pages of 8 tokens
+        for system in ("continuous", "static", "generate_batch"):
+            assert runs[(workload, system)]["kv_bytes"] <= budget
+    for system in ("continuous", "static", "stock", "generate_batch"):
+        assert runs[("a", system)]["new_tokens"] == 6 * 10  # end of sequence ignored: every token made
+    assert set(result["ratios"]["a"]) == {"static", "stock", "generate_batch"}
+    assert any("kvlimit continuous" in line for line in workload_lines(result))
+    plot_workloads(result, str(tmp_path / "w.png"))
+    assert (tmp_path / "w.png").stat().st_size > 10_000

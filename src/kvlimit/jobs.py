@@ -191,6 +191,10 @@ class BatchRunner:
             self.size = min(_batch_size(self.job, self.loaded, longest_prompt), prompts or sys.maxsize)
             self.limit = _token_limit(self.job.config, self.loaded, self.size * self.job.rows_per_prompt)
             self.batching = self._batching(self.limit)
+            if self.batching == "continuous":  # a byte budget also holds the engine's one-row prefill cache
+                self.limit = _token_limit(
+                    self.job.config, self.loaded, self.size * self.job.rows_per_prompt + 1
+                )
             if self.batching == "static" and self.job.decoding.get("stop_strings"):
                 raise ValueError(
                     "stop strings (--stop) run on continuous batching, not on static batches "

@@ -33,7 +33,7 @@ from ..config import LimitConfig
 from ..generation import generate
 from ..integrations import hf
 from ..policies import make_policy
-from ..sizing import kv_bytes_per_token
+from ..sizing import kv_bytes_per_token, row_cost
 from .clock import StepClock, sync
 from .memory import MemoryWatch
 from .runner import machine_facts
@@ -54,6 +54,7 @@ class ThroughputSettings:
     sweep_steps: int = 8
     max_batch: int = 256
     seed: int = 0
+    kv_dtype: str | None = None
 
     def check(self) -> None:
         if self.memory <= 0 or self.tokens < 2:
@@ -102,7 +103,8 @@ def run_throughput(
             settings.memory, (settings.prompt_length + settings.tokens) * per_token, settings.max_batch
         )
         for limit in settings.limits:
-            batch, fits = largest_batch(settings.memory, limit * per_token, settings.max_batch)
+            cost = row_cost(model, LimitConfig.create(limit, kv_dtype=settings.kv_dtype))
+            batch, fits = largest_batch(settings.memory, cost.bytes_for(limit), settings.max_batch)
             for policy in settings.policies:
                 name = f"kvlimit-{policy}@{limit}"
                 if progress is not None:
@@ -146,7 +148,7 @@ def _run(
         if limit is None:
             cache: Any = DynamicCache(config=hf.text_config(model))
         else:
-            config = LimitConfig.create(limit, make_policy(policy))
+            config = LimitConfig.create(limit, make_policy(policy), kv_dtype=settings.kv_dtype)
             cache = build_cache(model, config, rows=batch, max_length=total)
         sync(ids.device)
         start = time.perf_counter()

@@ -21,6 +21,7 @@ from ..clitools import (
     add_common_arguments,
     add_model_arguments,
     check_number,
+    kv_dtype_name,
     load_with_status,
     parse_list,
     policy_name,
@@ -73,6 +74,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--max-batch", type=int, metavar="N", default=256, help="cap on any batch (default: 256)"
     )
+    parser.add_argument("--kv-dtype", metavar="none|int8|int4|fp8", default="none",
+                        help="how kvlimit stores keys and values (quantized: more rows in the budget; "
+                        "default: none, the model's dtype)")  # fmt: skip
     parser.add_argument("--sweep", metavar="auto|N[,N...]", default=None,
                         help="also time steady decode steps at these batch sizes (auto: 1, 2, 4, ... up to the "
                         "first limit's batch)")  # fmt: skip
@@ -94,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     check_number(args.tokens, "--max-new-tokens", at_least=2)
     check_number(args.max_batch, "--max-batch", at_least=1)
     check_number(args.threads, "--threads", at_least=1)
+    args.kv_dtype = kv_dtype_name(args.kv_dtype)  # checked before the model loads
     if args.workloads is not None:
         return _run_workloads(args, memory)
     if args.num_prompts is not None or args.systems is not None:
@@ -113,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
     if args.sweep == "auto":
         first, _ = largest_batch(memory, limits[0] * kv_bytes_per_token(loaded.model), args.max_batch)
         sweep = tuple(default_sweep(first))
-    settings = ThroughputSettings(memory=memory, tokens=args.tokens, limits=tuple(limits),
-                                  policies=tuple(policies), sweep=sweep, max_batch=args.max_batch)  # fmt: skip
+    settings = ThroughputSettings(memory=memory, tokens=args.tokens, limits=tuple(limits), policies=tuple(policies),
+                                  sweep=sweep, max_batch=args.max_batch, kv_dtype=args.kv_dtype)  # fmt: skip
     result = run_throughput(loaded.model, settings, progress=lambda text: status(args, text))
     result["model"] = loaded.source
     _emit(args, result, report_lines(result), plot_throughput)
@@ -133,7 +138,7 @@ def _run_workloads(args: argparse.Namespace, memory: int) -> int:
         torch.set_num_threads(args.threads)
     loaded = load_with_status(args)
     settings = WorkloadSettings(memory=memory, workloads=tuple(names), cache_limit=limit, prompts=args.num_prompts,
-                                new_tokens=args.tokens, systems=systems)  # fmt: skip
+                                new_tokens=args.tokens, systems=systems, kv_dtype=args.kv_dtype)  # fmt: skip
     result = run_workloads(loaded.model, loaded.tokenizer, settings, progress=lambda text: status(args, text))
     result["model"] = loaded.source
     _emit(args, result, workload_lines(result), plot_workloads)

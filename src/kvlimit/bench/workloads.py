@@ -37,7 +37,7 @@ from ..config import LimitConfig
 from ..engine import ContinuousEngine, Request
 from ..generation import generate
 from ..integrations import hf
-from ..sizing import kv_bytes_per_token
+from ..sizing import kv_bytes_per_token, row_cost
 from .memory import MemoryWatch
 from .runner import machine_facts
 
@@ -102,6 +102,7 @@ class WorkloadSettings:
     systems: tuple[str, ...] = SYSTEMS
     page_size: int = 32
     seed: int = 0
+    kv_dtype: str | None = None
 
     def resolved(self) -> list[Workload]:
         unknown = [w for w in self.workloads if w not in WORKLOADS]
@@ -179,32 +180,40 @@ def _ratios(runs: list[WorkloadRun]) -> dict[str, dict[str, float]]:
 
 
 def _encode(tokenizer: Any, text: str, device: torch.device) -> list[int]:
-    encoded: Any = tokenizer.apply_chat_template(
-        [{"role": "user", "content": text}], add_generation_prompt=True, return_dict=True
-    )
+    """The prompt through the chat template (as text when the tokenizer has none)."""
+    encoded: Any
+    if getattr(tokenizer, "chat_template", None):
+        messages = [{"role": "user", "content": text}]
+        encoded = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=True)
+    else:
+        encoded = tokenizer(text)
     return [int(i) for i in encoded["input_ids"]]
 
 
-def _decoding(tokenizer: Any, workload: Workload) -> dict[str, Any]:
+def _decoding(model: Any, tokenizer: Any, workload: Workload) -> dict[str, Any]:
     decoding: dict[str, Any] = {"max_new_tokens": workload.new_tokens, "do_sample": True, "temperature": 0.7,
-                                "top_p": 0.9, "top_k": 0, "pad_token_id": tokenizer.pad_token_id}  # fmt: skip
+                                "top_p": 0.9, "top_k": 0, "pad_token_id": _pad(model, tokenizer)}  # fmt: skip
     if not workload.eos:
         decoding["min_new_tokens"] = workload.new_tokens
     return decoding
 
 
-def _rows(settings: WorkloadSettings, per_token: int, count: int, *, scratch: int = 0) -> tuple[int, bool]:
-    """Rows of `cache_limit` tokens in the budget, less `scratch` rows (the continuous engine's prefill
-    cache), at most `count`; and whether one fits."""
-    fits = settings.memory // (settings.cache_limit * per_token) - scratch
+def _config(settings: WorkloadSettings) -> LimitConfig:
+    return LimitConfig.create(settings.cache_limit, kv_dtype=settings.kv_dtype)
+
+
+def _rows(model: Any, settings: WorkloadSettings, count: int, *, scratch: int = 0) -> tuple[int, bool]:
+    """Rows of `cache_limit` tokens (stored as `kv_dtype` says) in the budget, less `scratch` rows (the
+    continuous engine's prefill cache), at most `count`; and whether one fits."""
+    fits = settings.memory // row_cost(model, _config(settings)).bytes_for(settings.cache_limit) - scratch
     return (max(1, min(int(fits), count)), fits >= 1)
 
 
 def _continuous(model: Any, tokenizer: Any, prompts: list[list[int]], workload: Workload,
                 settings: WorkloadSettings, per_token: int) -> WorkloadRun:  # fmt: skip
-    rows, fits = _rows(settings, per_token, len(prompts), scratch=1)
-    engine = ContinuousEngine(model, LimitConfig.create(settings.cache_limit), rows=rows,
-                              decoding=_decoding(tokenizer, workload), seed=settings.seed)  # fmt: skip
+    rows, fits = _rows(model, settings, len(prompts), scratch=1)
+    engine = ContinuousEngine(model, _config(settings), rows=rows,
+                              decoding=_decoding(model, tokenizer, workload), seed=settings.seed)  # fmt: skip
     start = time.perf_counter()
     made = sum(len(f.tokens) for f in engine.run(Request(str(i), p) for i, p in enumerate(prompts)))
     seconds = time.perf_counter() - start
@@ -215,7 +224,7 @@ def _continuous(model: Any, tokenizer: Any, prompts: list[list[int]], workload: 
 
 def _static(model: Any, tokenizer: Any, prompts: list[list[int]], workload: Workload,
             settings: WorkloadSettings, per_token: int) -> WorkloadRun:  # fmt: skip
-    rows, fits = _rows(settings, per_token, len(prompts))
+    rows, fits = _rows(model, settings, len(prompts))
     return _batched(model, tokenizer, prompts, workload, settings, rows, fits, "static")
 
 
@@ -234,20 +243,21 @@ def _batched(model: Any, tokenizer: Any, prompts: list[list[int]], workload: Wor
     device = next(model.parameters()).device
     ordered = sorted(prompts, key=len)
     eos = _eos_ids(model)
-    decoding = _decoding(tokenizer, workload)
+    decoding = _decoding(model, tokenizer, workload)
     made, kv_bytes, steps, useful = 0, 0, 0, 0
     start = time.perf_counter()
     for first in range(0, len(ordered), batch):
         group = ordered[first : first + batch]
         width = max(len(p) for p in group)
-        ids = torch.tensor([[tokenizer.pad_token_id] * (width - len(p)) + p for p in group], device=device)
+        ids = torch.tensor([[_pad(model, tokenizer)] * (width - len(p)) + p for p in group], device=device)
         mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in group], device=device)
         if system == "stock":
             cache: Any = DynamicCache(config=hf.text_config(model))
             out = model.generate(input_ids=ids, attention_mask=mask, **hf.cache_argument(cache), **decoding)
         else:
-            config = LimitConfig.create(settings.cache_limit)
-            cache = build_cache(model, config, rows=len(group), max_length=width + workload.new_tokens)
+            cache = build_cache(
+                model, _config(settings), rows=len(group), max_length=width + workload.new_tokens
+            )
             out = generate(model, input_ids=ids, attention_mask=mask, **hf.cache_argument(cache), **decoding)
         kv_bytes = max(kv_bytes, hf.kv_bytes(cache))
         new = out[:, width:].tolist()
@@ -266,7 +276,7 @@ def _generate_batch(model: Any, tokenizer: Any, prompts: list[list[int]], worklo
     pages = max(1, settings.memory // (settings.page_size * per_token))
     eos = model.generation_config.eos_token_id if workload.eos else None
     config = hf.generation_config(max_new_tokens=workload.new_tokens, do_sample=True, temperature=0.7, top_p=0.9,
-                                  top_k=0, eos_token_id=eos, pad_token_id=tokenizer.pad_token_id)  # fmt: skip
+                                  top_k=0, eos_token_id=eos, pad_token_id=_pad(model, tokenizer))  # fmt: skip
     torch.manual_seed(settings.seed)
     start = time.perf_counter()
     outputs = hf.generate_batch(model, prompts, config, num_blocks=pages, page_size=settings.page_size)
@@ -274,6 +284,14 @@ def _generate_batch(model: Any, tokenizer: Any, prompts: list[list[int]], worklo
     made = sum(len(o.generated_tokens) for o in outputs.values())
     kv_bytes = pages * settings.page_size * per_token
     return WorkloadRun(workload.name, "generate_batch", pages, True, made, seconds, made / seconds, kv_bytes)
+
+
+def _pad(model: Any, tokenizer: Any) -> int:
+    """The tokenizer's padding id, else the model's, else its end-of-sequence id."""
+    for pad in (tokenizer.pad_token_id, model.generation_config.pad_token_id, *sorted(_eos_ids(model))):
+        if pad is not None:
+            return int(pad)
+    return 0
 
 
 def _eos_ids(model: Any) -> set[int]:
