@@ -4,6 +4,7 @@
     out = kvlimit.generate(model, **inputs, cache_limit=1024, max_new_tokens=100_000)
     out = model.generate(**inputs, custom_generate=kvlimit.generate, cache_limit=1024, policy="window")
     kvlimit.enable(model); model.generate(**inputs, cache_limit="256MiB", num_beams=4)
+    for done in kvlimit.ContinuousEngine(model, kvlimit.LimitConfig.create(256), rows=8).run(requests): ...
 
 Importing kvlimit patches nothing. See README.md for the semantics and supported families.
 """
@@ -11,6 +12,7 @@ Importing kvlimit patches nothing. See README.md for the semantics and supported
 from .build import build_cache, recall_families
 from .cache import BoundedCache, StepInputs
 from .config import LimitConfig
+from .engine import ContinuousEngine, Finished, Request, sequence_seed
 from .forward import forward_step
 from .generation import disable, enable, generate
 from .integrations.hf import UnsupportedModelError, inspect_model, supported_families
@@ -24,11 +26,14 @@ __version__ = "0.2.0"
 __all__ = [
     "POLICIES",
     "BoundedCache",
+    "ContinuousEngine",
     "EvictionPolicy",
+    "Finished",
     "KeyNorm",
     "LimitConfig",
     "MemoryPlan",
     "PlanRow",
+    "Request",
     "Sinks",
     "SlotView",
     "StepInputs",
@@ -47,5 +52,6 @@ __all__ = [
     "model_folder",
     "plan",
     "recall_families",
+    "sequence_seed",
     "supported_families",
 ]

@@ -183,12 +183,12 @@ class BatchRunner:
         if job.seed is not None and job.batching == "static":
             transformers.set_seed(job.seed)
 
-    def prepare(self, longest_prompt: int, prompts: int | None = None) -> tuple[int, int]:
+    def prepare(self, longest_prompt: int) -> tuple[int, int]:
         """(batch size, cache limit in tokens), planned on the first call for prompts of `longest_prompt`
-        tokens (and at most `prompts` of them: a batch holds no more); decides the batching
-        (`batching`, and `static_because` for an "auto" job)."""
+        tokens, the same for every later call (Ray workers call once per shard: every prompt gets the
+        same limit); decides the batching (`batching`, and `static_because` for an "auto" job)."""
         if self.size is None or self.limit is None:
-            self.size = min(_batch_size(self.job, self.loaded, longest_prompt), prompts or sys.maxsize)
+            self.size = _batch_size(self.job, self.loaded, longest_prompt)
             self.limit = _token_limit(self.job.config, self.loaded, self.size * self.job.rows_per_prompt)
             self.batching = self._batching(self.limit)
             if self.batching == "continuous":  # a byte budget also holds the engine's one-row prefill cache
@@ -224,7 +224,7 @@ class BatchRunner:
         """Generate `items`, appending their records to `sink` as they are made; new tokens made."""
         encoded = self.encode(items)
         lengths = {key: len(ids) for key, ids in encoded.items()}
-        size, limit = self.prepare(max(lengths.values()), len(items))
+        size, limit = self.prepare(max(lengths.values()))
         if self.batching == "continuous":
             return self._run_continuous(items, encoded, limit, sink, on_records)
         tokens = 0
@@ -248,9 +248,9 @@ class BatchRunner:
         assert self.size is not None
         job, tokenizer = self.job, self.loaded.tokenizer
         decoding = {**job.decoding, "pad_token_id": tokenizer.pad_token_id}
-        engine = ContinuousEngine(self.loaded.model, job.config.with_tokens(limit), decoding=decoding,
-                                  rows=self.size * job.num_return_sequences, seed=job.seed, tokenizer=tokenizer,
-                                  num_return_sequences=job.num_return_sequences)  # fmt: skip
+        rows = min(self.size, len(items)) * job.num_return_sequences  # no more rows than sequences to run
+        engine = ContinuousEngine(self.loaded.model, job.config.with_tokens(limit), decoding=decoding, rows=rows,
+                                  seed=job.seed, tokenizer=tokenizer, num_return_sequences=job.num_return_sequences)  # fmt: skip
         prompts = {item.id: item.prompt for item in items}
         tokens = 0
         for finished in engine.run(Request(item.id, encoded[item.id]) for item in items):

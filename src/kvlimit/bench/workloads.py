@@ -372,10 +372,11 @@ def plot_workloads(result: dict[str, Any], path: str) -> None:
             [i + width * (len(systems) - 1) / 2 for i in range(len(names))], [f"({n})" for n in names]
         )
         panel.set_title(label, fontsize=9)
-    panels[0].legend(fontsize=7)
+    handles, labels = panels[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=len(systems), fontsize=8, frameon=False)
     s = result["settings"]
     figure.suptitle(
         f"workloads in {s['memory'] / 2**20:.0f} MiB of KV cache (kvlimit at cache_limit {s['cache_limit']})"
     )
-    figure.tight_layout()
+    figure.tight_layout(rect=(0, 0.07, 1, 1))
     figure.savefig(path, format="png")

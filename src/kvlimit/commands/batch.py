@@ -53,9 +53,10 @@ def run_batch(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> i
         return 0
     runner = BatchRunner(load_with_status(args), job)
     try:
-        size, limit = runner.prepare(max(len(ids) for ids in runner.encode(pending).values()), len(pending))
+        size, limit = runner.prepare(max(len(ids) for ids in runner.encode(pending).values()))
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
+    size = min(size, len(pending))  # a run holds no more prompts at once than it has
     rows = size * job.num_return_sequences
     if runner.batching == "continuous":
         how = f"continuous batching, {rows} rows"
