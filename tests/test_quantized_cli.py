@@ -12,10 +12,10 @@ import json
 import pytest
 
 import kvlimit
-from kvlimit import cli, clitools, jobs
+from kvlimit import cli, clitools
 from kvlimit.bench.runner import BenchSettings, run_bench
 
-from .helpers import PROMPT, TinyModel, build_tiny, output_cache
+from .helpers import PROMPT, TinyModel, build_tiny, spy_caches
 
 TEXT = " ".join(["the quick brown fox jumps over the lazy dog, hello world, hello there; the end"] * 12)
 
@@ -57,22 +57,15 @@ def test_generate_byte_budget_counts_the_quantized_bytes(tiny, capsys):
     )
 
 
-def test_batch_generate_takes_kv_dtype(tiny, tmp_path, monkeypatch):
-    caches = []
-
-    def spy(*args, **kwargs):
-        out = original(*args, return_dict_in_generate=True, **kwargs)
-        caches.append(output_cache(out))
-        return out.sequences
-
-    original = jobs.generate
-    monkeypatch.setattr(jobs, "generate", spy)
+@pytest.mark.parametrize("batching", ["static", "continuous"])
+def test_batch_generate_takes_kv_dtype(tiny, tmp_path, monkeypatch, batching):
+    caches = spy_caches(monkeypatch)
     prompts = tmp_path / "p.txt"
     prompts.write_text("hello world\nthe lazy dog\nthe quick brown fox\n", encoding="utf-8")
     output = tmp_path / "out.jsonl"
     assert cli.main(["generate", "--prompts", str(prompts), "--output", str(output), "--model", str(tiny.folder),
                      "--raw", "--greedy", "--max-new-tokens", "6", "--cache-limit", "8", "--kv-dtype", "int8",
-                     "--quiet"]) == 0  # fmt: skip
+                     "--quiet", "--batching", batching]) == 0  # fmt: skip
     lines = output.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 3 and all(json.loads(line)["new_tokens"] == 6 for line in lines)
     assert caches and all(cache.kv_dtype == "int8" for cache in caches)

@@ -13,12 +13,12 @@ import json
 import pytest
 
 import kvlimit
-from kvlimit import cli, clitools, jobs
+from kvlimit import cli, clitools
 from kvlimit.bench.command import settings_from_args
 from kvlimit.cache.recall import block_for
 from kvlimit.sizing import recall_block_bytes
 
-from .helpers import PROMPT, TinyModel, build_tiny, output_cache
+from .helpers import PROMPT, TinyModel, build_tiny, output_cache, spy_caches
 
 TEXT = " ".join(["the quick brown fox jumps over the lazy dog, hello world, hello there; the end"] * 12)
 
@@ -51,22 +51,15 @@ def test_generate_reports_the_store_apart_from_the_cache(tiny, capsys):
     assert "recall     8 of the 16 slots recalled; store" in summary and "apart from the KV cache" in summary
 
 
-def test_batch_generate_takes_recall(tiny, tmp_path, monkeypatch):
-    caches = []
-
-    def spy(*args, **kwargs):
-        out = original(*args, return_dict_in_generate=True, **kwargs)
-        caches.append(output_cache(out))
-        return out.sequences
-
-    original = jobs.generate
-    monkeypatch.setattr(jobs, "generate", spy)
+@pytest.mark.parametrize("batching", ["static", "continuous"])
+def test_batch_generate_takes_recall(tiny, tmp_path, monkeypatch, batching):
+    caches = spy_caches(monkeypatch)
     prompts = tmp_path / "p.txt"
     prompts.write_text("hello world\nthe lazy dog\nthe quick brown fox\n", encoding="utf-8")
     output = tmp_path / "out.jsonl"
     assert cli.main(["generate", "--prompts", str(prompts), "--output", str(output), "--model", str(tiny.folder),
                      "--raw", "--greedy", "--max-new-tokens", "20", "--ignore-eos", "--cache-limit", "12",
-                     "--recall", "4", "--recall-store", "8", "--quiet"]) == 0  # fmt: skip
+                     "--recall", "4", "--recall-store", "8", "--quiet", "--batching", batching]) == 0  # fmt: skip
     lines = output.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 3 and all(json.loads(line)["new_tokens"] == 20 for line in lines)
     assert caches and all(c.recall is not None and c.recall.slots == 4 for c in caches)

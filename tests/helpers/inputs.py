@@ -22,6 +22,7 @@ __all__ = [
     "cache_argument",
     "left_padded",
     "output_cache",
+    "spy_caches",
     "syncs_per_step",
 ]
 
@@ -113,3 +114,26 @@ def syncs_per_step(model, ids, mask, **kwargs) -> float:
             )  # fmt: skip
         counts.append(counter.count)
     return (counts[1] - counts[0]) / (LONG - SHORT)
+
+
+def spy_caches(monkeypatch) -> list:
+    """The caches the batch job (`kvlimit.jobs`) generates with: each static batch's, and the continuous
+    engine's at the end of its run."""
+    from kvlimit import jobs
+
+    caches: list = []
+    original = jobs.generate
+
+    def spy(*args, **kwargs):
+        out = original(*args, return_dict_in_generate=True, **kwargs)
+        caches.append(output_cache(out))
+        return out.sequences
+
+    class Recording(jobs.ContinuousEngine):
+        def run(self, requests):
+            yield from super().run(requests)
+            caches.append(self.cache)
+
+    monkeypatch.setattr(jobs, "generate", spy)
+    monkeypatch.setattr(jobs, "ContinuousEngine", Recording)
+    return caches

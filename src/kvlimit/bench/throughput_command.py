@@ -98,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     check_number(args.tokens, "--max-new-tokens", at_least=2)
     check_number(args.max_batch, "--max-batch", at_least=1)
     check_number(args.threads, "--threads", at_least=1)
+    check_number(args.num_prompts, "--num-prompts", at_least=1)
     args.kv_dtype = kv_dtype_name(args.kv_dtype)  # checked before the model loads
     if args.workloads is not None:
         return _run_workloads(args, memory)
@@ -130,7 +131,6 @@ def _run_workloads(args: argparse.Namespace, memory: int) -> int:
     """`kvlimit throughput --workloads W[,W...]`: `kvlimit.bench.workloads`, reported like the rest."""
     names = parse_list(args.workloads, _workload_name, option="--workloads")
     systems = tuple(parse_list(args.systems, _system_name, option="--systems")) if args.systems else SYSTEMS
-    check_number(args.num_prompts, "--num-prompts", at_least=1)
     limit = 128 if args.cache_limit is None else _count("--cache-limit", 2)(args.cache_limit)
     if args.plot and not str(args.plot).lower().endswith(".png"):
         raise CLIError(f"--plot writes a PNG; give a file name ending in .png, not {args.plot!r}")
