@@ -326,9 +326,7 @@ class ContinuousEngine:
 
     def _finished(self, row: _Row) -> Finished:
         tokens = row.new_tokens
-        eos = row.rules.config.eos_token_id
-        eos_ids = {eos} if isinstance(eos, int) else set(eos or [])
-        if tokens and tokens[-1] in eos_ids:
+        if tokens and tokens[-1] in hf.eos_token_ids(row.rules.config.eos_token_id):
             reason = "eos"
         elif row.ids.shape[1] >= int(row.rules.config.max_length):
             reason = "max_new_tokens"

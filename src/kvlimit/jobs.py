@@ -41,6 +41,7 @@ import transformers
 from .config import LimitConfig
 from .engine import ContinuousEngine, Request, continuous_refusal
 from .generation import generate
+from .integrations import hf
 from .models import LoadedModel
 from .planner import plan
 from .sizing import token_limit
@@ -320,7 +321,7 @@ def _generate_batch(
         out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=job.config.with_tokens(limit),
                        num_return_sequences=returns, pad_token_id=pad, **job.decoding, **extra)  # fmt: skip
     seconds = round(time.perf_counter() - start, 3)
-    eos = set(_eos_ids(model, tokenizer))
+    eos = _eos_ids(model, tokenizer)
     records = []
     for row in range(out.shape[0]):
         item = batch[row // returns]
@@ -338,11 +339,10 @@ def _generate_batch(
     return records
 
 
-def _eos_ids(model: Any, tokenizer: Any) -> Iterable[int]:
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    """The model's end-of-sequence ids, else the tokenizer's."""
     eos = model.generation_config.eos_token_id
-    if eos is None:
-        eos = tokenizer.eos_token_id
-    return [eos] if isinstance(eos, int) else list(eos or [])
+    return hf.eos_token_ids(tokenizer.eos_token_id if eos is None else eos)
 
 
 def append_records(sink: TextIO, records: list[dict[str, Any]]) -> None:

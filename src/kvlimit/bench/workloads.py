@@ -242,7 +242,7 @@ def _batched(model: Any, tokenizer: Any, prompts: list[list[int]], workload: Wor
     torch.manual_seed(settings.seed)
     device = next(model.parameters()).device
     ordered = sorted(prompts, key=len)
-    eos = _eos_ids(model)
+    eos = hf.eos_token_ids(model.generation_config.eos_token_id)
     decoding = _decoding(model, tokenizer, workload)
     made, kv_bytes, steps, useful = 0, 0, 0, 0
     start = time.perf_counter()
@@ -288,15 +288,14 @@ def _generate_batch(model: Any, tokenizer: Any, prompts: list[list[int]], worklo
 
 def _pad(model: Any, tokenizer: Any) -> int:
     """The tokenizer's padding id, else the model's, else its end-of-sequence id."""
-    for pad in (tokenizer.pad_token_id, model.generation_config.pad_token_id, *sorted(_eos_ids(model))):
+    for pad in (
+        tokenizer.pad_token_id,
+        model.generation_config.pad_token_id,
+        *sorted(hf.eos_token_ids(model.generation_config.eos_token_id)),
+    ):
         if pad is not None:
             return int(pad)
     return 0
-
-
-def _eos_ids(model: Any) -> set[int]:
-    eos = model.generation_config.eos_token_id
-    return {eos} if isinstance(eos, int) else set(eos or [])
 
 
 _RUNNERS = {

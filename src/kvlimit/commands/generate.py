@@ -605,7 +605,9 @@ def _generate(
         stop_reason = "interrupted"
     elif generated >= args.max_new_tokens:
         stop_reason = "max_new_tokens"
-    elif args.stop and int(out[0, -1]) not in _eos_ids(run.loaded.model):
+    elif args.stop and int(out[0, -1]) not in hf.eos_token_ids(
+        run.loaded.model.generation_config.eos_token_id
+    ):
         stop_reason = "stop_string"
     else:
         stop_reason = "eos"
@@ -690,11 +692,6 @@ def _decode(
 def _stop_tokenizer(args: argparse.Namespace, run: _Run) -> dict[str, Any]:
     """`tokenizer=` for generate when --stop gives stop strings (they are matched on the text)."""
     return {"tokenizer": run.loaded.tokenizer} if args.stop else {}
-
-
-def _eos_ids(model: Any) -> set[int]:
-    eos = model.generation_config.eos_token_id
-    return {eos} if isinstance(eos, int) else set(eos or [])
 
 
 def _finish_text(args: argparse.Namespace, run: _Run, out: torch.Tensor | None) -> int:

@@ -216,6 +216,11 @@ def prepared_rules(model: Any, input_ids: torch.Tensor, **generate_kwargs: Any) 
     return rules
 
 
+def eos_token_ids(eos_token_id: int | list[int] | None) -> set[int]:
+    """The end-of-sequence ids a generation config's `eos_token_id` (an id, a list or None) names."""
+    return {eos_token_id} if isinstance(eos_token_id, int) else set(eos_token_id or [])
+
+
 def generation_config(**settings: Any) -> GenerationConfig:
     """A transformers `GenerationConfig` with these settings."""
     return GenerationConfig(**settings)
