@@ -205,9 +205,8 @@ class ContinuousEngine:
         refusal = sliding_refusal(self._scratch)
         if refusal is not None:
             raise ValueError(refusal)
-        #: what the run holds now, for a progress display: rows decoding, new tokens made so far
+        #: rows decoding in the current step, for a progress display
         self.active = 0
-        self.tokens = 0
         #: the most bytes of keys and values the run's caches held (the batch's and the prefill's)
         self.kv_bytes = 0
         self.cache: BoundedCache | None = None
@@ -320,7 +319,6 @@ class ContinuousEngine:
         else:
             token = torch.argmax(scores, dim=-1, keepdim=True)
         row.ids = torch.cat((row.ids, token), dim=1)
-        self.tokens += 1
         done = bool(row.rules.stopping(row.ids, scores).any())
         return token[0, 0], done
 

@@ -181,8 +181,6 @@ class BatchRunner:
         self.batching: str | None = None  # "continuous" or "static", decided by `prepare`
         #: why an "auto" job runs on static batches (None: it runs continuously, or was told static)
         self.static_because: str | None = None
-        if job.seed is not None and job.batching == "static":
-            transformers.set_seed(job.seed)
 
     def prepare(self, longest_prompt: int) -> tuple[int, int]:
         """(batch size, cache limit in tokens), planned on the first call for prompts of `longest_prompt`
@@ -204,16 +202,16 @@ class BatchRunner:
         return self.size, self.limit
 
     def _batching(self, limit: int) -> str:
-        if self.job.batching == "static":
-            if self.job.seed is not None and self.batching is None:
-                transformers.set_seed(self.job.seed)
-            return "static"
-        refusal = continuous_refusal(self.loaded.model, self.job.config.with_tokens(limit), self.job.decoding)
-        if refusal is None:
-            return "continuous"
-        if self.job.batching == "continuous":
-            raise ValueError(refusal)
-        self.static_because = refusal
+        """ "continuous" or "static" for this job; static batches seed sampling once, here (the
+        continuous engine seeds each sequence itself)."""
+        if self.job.batching != "static":
+            config = self.job.config.with_tokens(limit)
+            refusal = continuous_refusal(self.loaded.model, config, self.job.decoding)
+            if refusal is None:
+                return "continuous"
+            if self.job.batching == "continuous":
+                raise ValueError(refusal)
+            self.static_because = refusal
         if self.job.seed is not None:
             transformers.set_seed(self.job.seed)
         return "static"
@@ -307,26 +305,21 @@ def _generate_batch(
 ) -> list[dict[str, Any]]:
     """Generate one batch (left-padded) and return its records."""
     tokenizer, model = loaded.tokenizer, loaded.model
-    width = max(len(encoded[item.id]) for item in batch)
     pad = tokenizer.pad_token_id
-    device = next(model.parameters()).device
-    ids = torch.tensor([[pad] * (width - len(encoded[i.id])) + encoded[i.id] for i in batch], device=device)
-    mask = torch.tensor(
-        [[0] * (width - len(encoded[i.id])) + [1] * len(encoded[i.id]) for i in batch], device=device
-    )
+    ids, mask = left_padded([encoded[item.id] for item in batch], pad, next(model.parameters()).device)
+    width = ids.shape[1]
     start = time.perf_counter()
     returns = job.num_return_sequences
-    extra: dict[str, Any] = {"tokenizer": tokenizer} if job.decoding.get("stop_strings") else {}
-    with torch.no_grad():
+    with torch.no_grad():  # no stop strings here: `prepare` keeps them to continuous batching
         out = generate(model, input_ids=ids, attention_mask=mask, cache_limit=job.config.with_tokens(limit),
-                       num_return_sequences=returns, pad_token_id=pad, **job.decoding, **extra)  # fmt: skip
+                       num_return_sequences=returns, pad_token_id=pad, **job.decoding)  # fmt: skip
     seconds = round(time.perf_counter() - start, 3)
     eos = _eos_ids(model, tokenizer)
     records = []
     for row in range(out.shape[0]):
         item = batch[row // returns]
         new = out[row, width:].tolist()
-        end = next((k + 1 for k, t in enumerate(new) if t in eos), len(new))
+        end = through_eos(new, eos)
         records.append({
             "id": item.id,
             "prompt": item.prompt,
@@ -337,6 +330,22 @@ def _generate_batch(
             "seconds": seconds,
         })  # fmt: skip
     return records
+
+
+def left_padded(
+    prompts: list[list[int]], pad: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids (batch, longest) left-padded with `pad`, and their attention mask (1 = real token)."""
+    width = max(len(ids) for ids in prompts)
+    ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=device)
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
+    return ids, mask
+
+
+def through_eos(tokens: list[int], eos: set[int]) -> int:
+    """How many of a row's new `tokens` it generated: up to its first end-of-sequence token, included
+    (what follows is padding); all of them when there is none."""
+    return next((k + 1 for k, t in enumerate(tokens) if t in eos), len(tokens))
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> set[int]:

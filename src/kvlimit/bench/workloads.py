@@ -37,6 +37,7 @@ from ..config import LimitConfig
 from ..engine import ContinuousEngine, Request
 from ..generation import generate
 from ..integrations import hf
+from ..jobs import left_padded, through_eos
 from ..sizing import kv_bytes_per_token, row_cost
 from .memory import MemoryWatch
 from .runner import machine_facts
@@ -248,9 +249,8 @@ def _batched(model: Any, tokenizer: Any, prompts: list[list[int]], workload: Wor
     start = time.perf_counter()
     for first in range(0, len(ordered), batch):
         group = ordered[first : first + batch]
-        width = max(len(p) for p in group)
-        ids = torch.tensor([[_pad(model, tokenizer)] * (width - len(p)) + p for p in group], device=device)
-        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in group], device=device)
+        ids, mask = left_padded(group, decoding["pad_token_id"], device)
+        width = ids.shape[1]
         if system == "stock":
             cache: Any = DynamicCache(config=hf.text_config(model))
             out = model.generate(input_ids=ids, attention_mask=mask, **hf.cache_argument(cache), **decoding)
@@ -261,7 +261,7 @@ def _batched(model: Any, tokenizer: Any, prompts: list[list[int]], workload: Wor
             out = generate(model, input_ids=ids, attention_mask=mask, **hf.cache_argument(cache), **decoding)
         kv_bytes = max(kv_bytes, hf.kv_bytes(cache))
         new = out[:, width:].tolist()
-        lengths = [next((k + 1 for k, t in enumerate(row) if t in eos), len(row)) for row in new]
+        lengths = [through_eos(row, eos) for row in new]
         made += sum(lengths)
         steps += len(group) * max(lengths)
         useful += sum(lengths)
