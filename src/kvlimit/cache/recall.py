@@ -186,12 +186,12 @@ class RecallStore:
             return
         if self._device is None:
             self._device, self._dtype, self._shapes = source._device, source._dtype, source._shapes
+        for group in self.groups:  # storage for the groups the store has not written yet (once)
+            if group.keys is None:
+                self._grow_group(group)
+        self._grow_first()
         for source_block in source.rows[source_row]:
-            b = self._new_block()
-            for group in self.groups:
-                if group.keys is None:
-                    self._grow_group(group)
-            self._grow_first()
+            b = self._new_block()  # grows every group's storage with the ids
             self.fill[b] = source.fill[source_block]
             for group, theirs in zip(self.groups, source.groups, strict=True):
                 pairs = zip(_parts(group), _parts(theirs), strict=True)
@@ -366,14 +366,7 @@ class RecallStore:
 
     def bytes_per_block(self) -> int:
         """Bytes one block takes, all layers: keys and values as stored, and the key bounds."""
-        total = 0
-        for group in self.groups:
-            for stored in (group.keys, group.values, group.low, group.high):
-                if stored is None:
-                    continue
-                tensors = stored.tensors() if isinstance(stored, Codes) else [stored]
-                total += sum(t[:, 0].numel() * t.element_size() for t in tensors)
-        return total
+        return sum(t[:, 0].numel() * t.element_size() for group in self.groups for t in _parts(group))
 
     def nbytes(self) -> int:
         """Bytes of the blocks in use (what `recall_store` bounds)."""
@@ -499,12 +492,8 @@ class RecallStore:
         b = self._new_block()
         self.refs[source] -= 1
         self.fill[b] = self.fill[source]
-        for group in self.groups:
-            for stored in (group.keys, group.values, group.low, group.high):
-                if stored is None:
-                    continue
-                for t in stored.tensors() if isinstance(stored, Codes) else [stored]:
-                    t[:, b] = t[:, source]
+        for t in (t for group in self.groups for t in _parts(group)):
+            t[:, b] = t[:, source]
         if self.block_first is not None:
             self.block_first[b] = self.block_first[source]
         return b
