@@ -200,7 +200,7 @@ class ContinuousEngine:
             logger.info("kvlimit: continuous engine seeded with %d", self.seed)
         self.tokenizer = tokenizer
         self.device = next(model.parameters()).device
-        self._forward_extra: dict[str, Any] = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
+        self._forward_extra = hf.last_logits_only(model)
         self._scratch = self._new_cache(1)
         refusal = sliding_refusal(self._scratch)
         if refusal is not None:

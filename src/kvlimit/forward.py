@@ -61,7 +61,7 @@ def prefill(
     generate then runs the last column itself (its logits give the first new token), as a decode
     step (one real token per row): transformers slices the prompt by the columns the cache has seen.
     """
-    extra = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
+    extra = hf.last_logits_only(model)
     for start, end in prefill_spans(input_ids.shape[1], chunk):
         # with their mask columns, chunks are planned as prompt chunks (the phase SnapKV reads)
         forward_step(model, cache, input_ids[:, start:end], attention_mask[:, start:end], **extra)

@@ -279,7 +279,7 @@ def probe_transient(model: Any, tokens: int) -> tuple[int, int]:
     """
     device = next(model.parameters()).device
     vocab = int(hf.text_config(model).vocab_size)
-    extra = {"logits_to_keep": 1} if hf.takes_logits_to_keep(model) else {}
+    extra = hf.last_logits_only(model)
     peaks = []
     for rows in (1, 2):
         ids = torch.randint(3, vocab, (rows, tokens), generator=torch.Generator().manual_seed(rows)).to(

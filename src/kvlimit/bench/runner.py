@@ -61,7 +61,14 @@ from ..build import build_cache
 from ..cache.quant import DEFAULT_KV_GROUP
 from ..config import LimitConfig
 from ..generation import generate
-from ..integrations.hf import attn_implementation, cache_argument, inspect_model, model_name, text_config
+from ..integrations.hf import (
+    attn_implementation,
+    cache_argument,
+    inspect_model,
+    last_logits_only,
+    model_name,
+    text_config,
+)
 from ..policies import EvictionPolicy, make_policy, settings_for
 from ..sizing import kv_bytes_per_token, row_cost
 from .clock import Progress, StepClock, dynamic_cache_bytes, dynamic_cache_tokens, sync
@@ -73,7 +80,6 @@ from .steppers import (
     RecomputeStepper,
     Stepper,
     StockStepper,
-    logits_to_keep,
     timed,
 )
 
@@ -531,7 +537,7 @@ def _interleaved(
     """
     limit = settings.cache_limit
     fill, step_ids = _interleaved_ids(settings, vocab, device, far)
-    extra = logits_to_keep(model)
+    extra = last_logits_only(model)
     with torch.no_grad():
         steppers = _steppers(model, settings, fill, step_ids, extra, far)
         recompute = RecomputeStepper(model, fill[:, :limit], extra)

@@ -9,8 +9,6 @@ device)` runs `prepare`, then `step` between two device syncs, and returns the s
   `prepare` crops the cache back to `len(fill)`, so every step sees the same KV length.
 - `RecomputeStepper`: sliding-window recomputation, a fresh forward over the last window of tokens
   without a cache; the argmax token slides into the window.
-`logits_to_keep(model)` is the keyword that asks the model for the last position's logits only,
-where its forward takes it.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from transformers import DynamicCache
 from ..build import build_cache
 from ..config import LimitConfig
 from ..forward import forward_step
-from ..integrations.hf import cache_argument, takes_logits_to_keep, text_config
+from ..integrations.hf import cache_argument, last_logits_only, text_config
 from .clock import sync
 
 __all__ = [
@@ -32,7 +30,6 @@ __all__ = [
     "RecomputeStepper",
     "Stepper",
     "StockStepper",
-    "logits_to_keep",
     "timed",
 ]
 
@@ -59,11 +56,6 @@ def timed(stepper: Stepper, device: torch.device) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def logits_to_keep(model: Any) -> dict[str, Any]:
-    """`{"logits_to_keep": 1}` where the model takes it: a fill or recompute forward needs the last logits only."""
-    return {"logits_to_keep": 1} if takes_logits_to_keep(model) else {}
-
-
 class KvlimitStepper(Stepper):
     """A kvlimit cache fed `fill` (in chunks); a step is `kvlimit.forward_step` of one token, planning included."""
 
@@ -72,7 +64,7 @@ class KvlimitStepper(Stepper):
         self.cache = build_cache(model, config)
         self.step_ids = step_ids
         room = max(1, min(1024, self.cache.policy.max_chunk(self.cache.kept_limit)))
-        extra = logits_to_keep(model)
+        extra = last_logits_only(model)  # a fill needs the last logits only
         for start in range(0, fill.shape[1], room):
             forward_step(model, self.cache, fill[:, start : start + room], **extra)
 

@@ -88,6 +88,7 @@ from .release import (
 from .steps import (
     PlannedCache,
     build_mask_dict,
+    last_logits_only,
     make_reencode_fn,
     steer_generation,
     step_model_inputs,
@@ -133,6 +134,7 @@ __all__ = [
     "is_user_cache",
     "kv_bytes",
     "kv_bytes_of_layer",
+    "last_logits_only",
     "layer_types_and_windows",
     "make_reencode_fn",
     "model_name",

@@ -175,9 +175,15 @@ def takes_logits_to_keep(model: PreTrainedModel) -> bool:
         return False
 
 
+def last_logits_only(model: PreTrainedModel) -> dict[str, Any]:
+    """`{"logits_to_keep": 1}` where the forward takes it (a forward that needs only the last position's
+    logits then computes no others), else {}: keyword arguments for the forward."""
+    return {"logits_to_keep": 1} if takes_logits_to_keep(model) else {}
+
+
 def make_reencode_fn(model: PreTrainedModel) -> Any:
     """A function that runs a fresh forward over kept tokens and returns each layer's (keys, values)."""
-    extra = {"logits_to_keep": 1} if takes_logits_to_keep(model) else {}
+    extra = last_logits_only(model)
 
     def reencode(
         ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor
