@@ -135,6 +135,14 @@ def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def add_recall_list_argument(group: Any) -> None:
+    """`--recall R[,R...]` of the comparison commands (ppl, needle, bench), read by `recall_values`."""
+    group.add_argument("--recall", metavar="R[,R...]", default="0",
+                       help="recall tiers, comma-separated: slots (64) or fractions of each limit (0.25); each "
+                       "positional policy (sinks, window) runs with each, 0 without, labelled sinks+recall64 "
+                       "(default: 0)")  # fmt: skip
+
+
 def recall_values(text: str) -> list[int | float]:
     """A `--recall R[,R...]` list of comparison runs: slots (64), or fractions of each limit below 1 (0.25)."""
     values: list[int | float] = []

@@ -34,6 +34,7 @@ from ..clitools import (
     add_common_arguments,
     add_model_arguments,
     add_policy_settings,
+    add_recall_list_argument,
     kv_dtype_name,
     kv_group_from_args,
     load_from_args,
@@ -130,13 +131,7 @@ def _add_workload_arguments(runs: argparse._ArgumentGroup) -> None:
         help=f"cache storage, comma-separated: none (the model's dtype), {', '.join(BITS)}; each policy "
         "runs in each, and a quantized run is compared with the same policy in float (default: none)",
     )
-    runs.add_argument(
-        "--recall",
-        metavar="R[,R...]",
-        default="0",
-        help="recall tiers, comma-separated: slots (64) or fractions of the limit (0.25); each positional "
-        "policy (sinks, window) runs with each, 0 without, as variant sinks+recall64 (default: 0)",
-    )
+    add_recall_list_argument(runs)
     runs.add_argument(
         "--kv-group",
         metavar="N",

@@ -45,6 +45,7 @@ from ..clitools import (
     Progress,
     add_model_arguments,
     add_policy_settings,
+    add_recall_list_argument,
     cli_names,
     kv_dtype_name,
     kv_group_from_args,
@@ -164,13 +165,7 @@ def _add_comparison_arguments(runs: argparse._ArgumentGroup) -> None:
         default=DEFAULT_KV_GROUP,
         help=f"dims per quantization block, one scale each (default: {DEFAULT_KV_GROUP})",
     )
-    runs.add_argument(
-        "--recall",
-        metavar="R[,R...]",
-        default="0",
-        help="recall tiers, comma-separated: slots (64) or fractions of each limit (0.25); each positional "
-        "policy (sinks, window) runs with each, 0 without, labelled sinks+recall64 (default: 0)",
-    )
+    add_recall_list_argument(runs)
     add_policy_settings(runs)
 
 

@@ -20,6 +20,7 @@ from ..clitools import (
     add_common_arguments,
     add_model_arguments,
     add_policy_settings,
+    add_recall_list_argument,
     check_number,
     cli_names,
     load_with_status,
@@ -64,9 +65,7 @@ def register(subparsers: Any) -> None:
     runs.add_argument("--policy", metavar="P[,P...]", default="sinks,tova,h2o,snapkv",
                       help=f"policies, comma-separated, from {', '.join(policy_names())} (default: sinks,tova,h2o,snapkv)")  # fmt: skip
     add_policy_settings(runs)
-    runs.add_argument("--recall", metavar="R[,R...]", default="0",
-                      help="recall tiers, comma-separated: slots (64) or fractions of each limit (0.25); each "
-                      "positional policy (sinks, window) runs with each, 0 without (default: 0)")  # fmt: skip
+    add_recall_list_argument(runs)
     runs.add_argument("--depths", metavar="F[,F...]", default=",".join(map(str, DEPTHS)),
                       help="needle depths as fractions of the context (default: 0.1,0.3,0.5,0.7,0.9)")  # fmt: skip
     runs.add_argument("--numbers", type=int, metavar="N", default=3,
