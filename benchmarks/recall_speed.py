@@ -31,12 +31,12 @@ from kvlimit.eval.corpus import ensure_corpus
 from kvlimit.models import load_model
 
 
-def corpus_ids(tokenizer: Any, count: int) -> torch.Tensor:
+def corpus_ids(tokenizer: Any, count: int, device: torch.device) -> torch.Tensor:
     text = ensure_corpus().read_text(encoding="utf-8")
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     while len(ids) < count:
         ids = ids + ids
-    return torch.tensor([ids[:count]])
+    return torch.tensor([ids[:count]], device=device)
 
 
 def filled_cache(
@@ -51,8 +51,11 @@ def filled_cache(
 
 
 def step_ms(model: Any, cache: kvlimit.BoundedCache, token: torch.Tensor) -> float:
+    sync = torch.cuda.synchronize if token.device.type == "cuda" else (lambda: None)
+    sync()
     start = time.perf_counter()
     kvlimit.forward_step(model, cache, token)
+    sync()  # a GPU step ends when its kernels have run
     return (time.perf_counter() - start) * 1000.0
 
 
@@ -88,7 +91,12 @@ def profile(model: Any, limit: int, recall: int, ids: torch.Tensor, steps: int =
     with torch.no_grad():
         for _ in range(3):
             step_ms(model, cache, token)
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        with torch.profiler.profile(
+            activities=[
+                torch.profiler.ProfilerActivity.CPU,
+                *([torch.profiler.ProfilerActivity.CUDA] if token.is_cuda else []),
+            ]
+        ) as prof:
             for _ in range(steps):
                 kvlimit.forward_step(model, cache, token)
     return prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=18)
@@ -152,11 +160,13 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=2000)
     parser.add_argument("--plot", default=None)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--model", default=None, help="a local model folder (default: the embedded SmolLM2)")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = parser.parse_args()
-    loaded = load_model(None)
+    loaded = load_model(args.model, device=args.device)
     model = loaded.model
     limits = [int(x) for x in args.limits.split(",")]
-    ids = corpus_ids(loaded.tokenizer, max(args.fill, args.growth))
+    ids = corpus_ids(loaded.tokenizer, max(args.fill, args.growth), next(model.parameters()).device)
     result: dict[str, Any] = {"threads": torch.get_num_threads(), "fill": args.fill, "rounds": args.rounds}
     result["steps"] = step_times(model, limits, ids[:, : args.fill], args.rounds)
     print(f"decode step after {args.fill} tokens, median of {args.rounds} interleaved rounds "
