@@ -71,9 +71,9 @@ def test_batch_generate_takes_kv_dtype(tiny, tmp_path, monkeypatch, batching):
     assert caches and all(cache.kv_dtype == "int8" for cache in caches)
 
 
-def test_plan_counts_quantized_rows_and_the_dequantized_layer(tiny, capsys):
-    # Limits 32 and 128: at 8 the float sinks and the dequantized layer outweigh the saving on this
-    # 2-layer model (int4 plans 4864 bytes per sequence there, float 4096), and the plan says so.
+def test_plan_counts_quantized_rows(tiny, capsys):
+    # Limits 32 and 128: at 8 the float sinks outweigh the saving on this 2-layer model (int4 stores
+    # 4864 bytes per sequence there, float 4096).
     argv = ["plan", "--model", tiny.folder, "--memory", "8MiB", "--new-tokens", 300, "--cache-limit", "32,128",
             "--json", "--quiet"]  # fmt: skip
     floats = run_json(capsys, *argv)
@@ -84,13 +84,15 @@ def test_plan_counts_quantized_rows_and_the_dequantized_layer(tiny, capsys):
     assert (
         int4["dequantized_bytes_per_token"] == kvlimit.kv_bytes_per_token(tiny.model) // 2
     )  # one of 2 layers
-    room = int4["memory"] - int4["transient_fixed_bytes"]
-    transient = int4["transient_per_row_bytes"]  # measured by RSS: compare within one plan, not across two
     for q, f, limit in zip(int4["rows"], floats["rows"], (32, 128), strict=True):
         assert q["cache_bytes_per_sequence"] == limit * per_token + per_row < f["cache_bytes_per_sequence"]
-        dequantized = limit * int4["dequantized_bytes_per_token"]
-        assert q["sequences"] == room // (q["cache_bytes_per_sequence"] + transient + dequantized)
-        assert q["sequences"] >= room // (f["cache_bytes_per_sequence"] + transient)  # float, same transient
+        # the probed line of that limit: its cache part exact, and the rows planned from it
+        (line,) = (g for g in int4["growth"] if g["cache_limit"] == limit)
+        assert line["cache_row_bytes"] == q["cache_bytes_per_sequence"] <= line["per_row_bytes"]
+        assert line["probed_sequences"][:2] == [1, 2] and len(line["probed_bytes"]) == len(
+            line["probed_sequences"]
+        )
+        assert q["sequences"] == (int4["memory"] - line["fixed_bytes"]) // line["per_row_bytes"]
     assert int4["stock"]["cache_bytes_per_sequence"] == floats["stock"]["cache_bytes_per_sequence"]
     assert (
         cli.main(["plan", "--model", str(tiny.folder), "--memory", "8MiB", "--kv-dtype", "int8", "--quiet"])

@@ -287,7 +287,7 @@ def _batch_size(job: BatchJob, loaded: LoadedModel, prompt: int) -> int:
     memory = job.memory or "auto"
     result = plan(loaded.model, memory=memory, new_tokens=int(job.decoding["max_new_tokens"]),
                   num_beams=job.rows_per_prompt, prompt_tokens=prompt, limits=[max(2, limit)],
-                  policy=job.config.policy)  # fmt: skip
+                  config=job.config)  # fmt: skip
     fits = result.rows[0].sequences
     if fits < 1:
         raise ValueError(

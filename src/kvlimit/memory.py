@@ -2,11 +2,14 @@
 
 `reset_peak_rss()` sets the kernel's high-water mark of this process's RSS (`VmHWM`) back to its
 current RSS (writing 5 to /proc/self/clear_refs, Linux >= 4.0) and says whether that worked;
-`read_peak_rss()` reads it in bytes (None where it cannot be read). The planner and the benchmark
-measure peaks with them.
+`read_peak_rss()` reads it in bytes (None where it cannot be read); `release_free_memory()` hands the
+heap's free pages back first, so a probe starts from what the process holds. The planner and the
+benchmark measure peaks with them.
 """
 
 from __future__ import annotations
+
+import ctypes
 
 
 def reset_peak_rss() -> bool:
@@ -29,3 +32,15 @@ def read_peak_rss() -> int | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+def release_free_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc's `malloc_trim`; nothing elsewhere), so
+    that the RSS read next is what the process holds, not what earlier work left free for reuse."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    trim = getattr(libc, "malloc_trim", None)
+    if trim is not None:
+        trim(0)

@@ -10,22 +10,29 @@ memory the system has available). Measured, not guessed:
 - the cache bytes of one token of one row, by a one-token forward (`kv_bytes_per_token`), so every
   layout kvlimit has is counted as allocated (a bounded cache holds `limit x that` per row, exactly;
   the stock cache `(prompt + new tokens) x that` at the end of the run);
-- the transient memory of a forward (activations, attention scores, logits), by two probe forwards
-  of the prompt (or of one prefill chunk, when the prompt is longer than the limit) at 1 and 2 rows:
-  the peak over the baseline, CUDA's allocator peak or the process's peak RSS (the kernel's VmHWM),
-  fixed part and part per row;
-- the model's own bytes (parameters and buffers) and the process's memory now, for the report;
+- what generation at each cache limit adds to the process, by running it: `kvlimit.generate` on
+  random prompts of `prompt_tokens` tokens (with `num_beams` beams), its cache sized as the run's
+  (the limit, or the whole run when that is shorter), through the prefill and a few decode steps (`probe_growth`). Each probe's peak over its start
+  (CUDA's allocator peak on a GPU; on a CPU the process's peak RSS, the kernel's VmHWM, from a heap
+  whose free pages were first handed back) holds the cache, a forward's transients, the decoding's
+  per-row state and, on a CPU, what the allocator keeps around them. A line `fixed + rows x per_row`
+  is fitted to probes of 1 and 2 sequences, then refitted to the batch that line says fits and its
+  half (up to `PROBE_ROWS` sequences), so the fit is taken where the plan lands. Its per-row bytes
+  are never below the cache's own;
+- the stock cache's row: its cache at the end of the run plus a prefill forward's transient, by two
+  probe forwards of the prompt (or of one prefill chunk) at 1 and 2 rows (`probe_transient`);
+- the model's own bytes (parameters and buffers) and what the process holds after the probes, for
+  the report and as the base of every prediction;
 - with `kv_dtype` (a quantized bounded cache): the stored bytes per token (codes and scales,
   `kv_bytes_per_token(model, kv_dtype)`), the policy's sinks kept in the model's dtype per row, and
-  the one layer at a time a forward dequantizes (its keys and values of `limit` tokens in the
-  model's dtype, per row), counted as transient;
+  the one layer at a time a forward dequantizes, reported (the probes hold them);
 - with `recall` (a config's recall tier): the recall store of each row, computed (not probed) from
   its block (`build.recall_block`): every token evicted from the `limit - recall` kept slots by the
   end of the run, up to `recall_store`, in whole blocks. On the CPU it counts against the budget; on
   a GPU it lives in host memory and is reported apart.
 
-A batch of `b` sequences is predicted to peak at `now + b x rows_per_sequence x (cache per row +
-transient per row) + transient fixed`; the largest `b` whose growth fits `memory` is the plan.
+A batch of `b` sequences is predicted to peak at `now + fixed + b x rows_per_sequence x per_row`
+(plus the recall store); the largest `b` whose growth fits `memory` is the plan.
 `kvlimit plan` prints it as a table.
 """
 
@@ -34,7 +41,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import psutil
@@ -44,13 +51,31 @@ from .cache.quant import DEFAULT_KV_GROUP
 from .checks import check_int
 from .config import LimitConfig, parse_bytes
 from .integrations import hf
-from .memory import read_peak_rss, reset_peak_rss
+from .memory import read_peak_rss, release_free_memory, reset_peak_rss
 from .policies import make_policy
 from .sizing import kv_bytes_per_token, largest_layer_bytes_per_token, row_cost
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_LIMITS = (256, 1024, 4096)
+#: decode steps each generation probe runs after its prefill
+PROBE_STEPS = 4
+#: the largest batch (in sequences) a generation probe runs; bigger batches are extrapolated
+PROBE_ROWS = 16
+
+
+@dataclass(frozen=True)
+class GrowthModel:
+    """What generating at one cache limit adds to the process, measured (module docstring):
+    `fixed_bytes + rows x per_row_bytes`, the recall store apart, fitted to generation probes of
+    `probed_sequences` sequences (their peak growths in `probed_bytes`, in the same order)."""
+
+    cache_limit: int
+    fixed_bytes: int
+    per_row_bytes: int
+    cache_row_bytes: int  # the part of per_row_bytes that is the cache itself (at the end of the run)
+    probed_sequences: tuple[int, ...] = ()
+    probed_bytes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,8 +119,18 @@ class MemoryPlan:
     recall_block_bytes: int = 0  # one row's block over every bounded layer, key bounds included
     recall_store_tokens: int | None = None  # the store's bound per row in tokens (None: none)
     recall_store_total_bytes: int | None = None  # the store's bound for the whole batch in bytes
+    growth: list[GrowthModel] = field(default_factory=list)  # one per bounded cache limit
     rows: list[PlanRow] = field(default_factory=list)
     stock: PlanRow | None = None
+
+    def growth_model(self, cache_limit: int | None) -> tuple[int, int]:
+        """(fixed, per row) bytes a generation at `cache_limit` adds: the probed line where there is
+        one, else (the stock cache) the cache at the end of the run plus a forward's transient."""
+        for model in self.growth:
+            if model.cache_limit == cache_limit:
+                return model.fixed_bytes, model.per_row_bytes
+        per_row = self.cache_bytes_per_row(cache_limit) + self.transient_bytes_per_row(cache_limit)
+        return self.transient_fixed_bytes, per_row
 
     def recall_bytes_per_row(self, cache_limit: int | None) -> int:
         """One row's recall store at the end of the run: every token evicted from its kept slots
@@ -134,13 +169,8 @@ class MemoryPlan:
     def predicted_peak(self, sequences: int, cache_limit: int | None) -> int:
         """The process's predicted peak when generating `sequences` sequences with `cache_limit`."""
         rows = sequences * self.num_beams
-        per_row = self.cache_bytes_per_row(cache_limit) + self.transient_bytes_per_row(cache_limit)
-        return (
-            self.process_bytes
-            + rows * per_row
-            + self.transient_fixed_bytes
-            + self._store_bytes(rows, cache_limit)
-        )
+        fixed, per_row = self.growth_model(cache_limit)
+        return self.process_bytes + fixed + rows * per_row + self._store_bytes(rows, cache_limit)
 
     def _store_bytes(self, rows: int, cache_limit: int | None) -> int:
         """The recall store of `rows` rows, as far as it shares the budget's memory."""
@@ -151,8 +181,8 @@ class MemoryPlan:
 
     def fits(self, cache_limit: int | None) -> int:
         """The most sequences whose predicted growth fits `memory` (0 when one does not)."""
-        per_row = self.cache_bytes_per_row(cache_limit) + self.transient_bytes_per_row(cache_limit)
-        room = self.memory - self.transient_fixed_bytes
+        fixed, per_row = self.growth_model(cache_limit)
+        room = self.memory - fixed
         store_bound = self.recall_store_total_bytes
         if self._store_counted() and store_bound is None:
             per_row += self.recall_bytes_per_row(cache_limit)
@@ -207,7 +237,7 @@ def plan(
         num_beams=num_beams,
         device=str(device),
         model_bytes=model_bytes(model),
-        process_bytes=process_bytes(device),
+        process_bytes=0,  # read after the probes, below
         kv_bytes_per_token=per_token,
         transient_fixed_bytes=fixed,
         transient_per_row_bytes=per_row,
@@ -217,8 +247,12 @@ def plan(
         dequantized_bytes_per_token=largest_layer_bytes_per_token(model) if kv_dtype else 0,
         **_recall_facts(model, config, min(limits)),
     )
-    rows = [_row(partial, limit) for limit in limits]
-    plan_ = MemoryPlan(**{**asdict(partial), "rows": rows, "stock": _row(partial, None)})
+    growth = _monotone(
+        [probe_growth(model, config.with_limit(limit), partial) for limit in sorted(set(limits))]
+    )
+    release_free_memory()
+    partial = replace(partial, growth=growth, process_bytes=process_bytes(device))
+    plan_ = replace(partial, rows=[_row(partial, limit) for limit in limits], stock=_row(partial, None))
     logger.info("plan: %s", plan_)
     return plan_
 
@@ -294,6 +328,73 @@ def probe_transient(model: Any, tokens: int) -> tuple[int, int]:
         del cache
     per_row = max(0, peaks[1] - peaks[0])
     return max(0, peaks[0] - per_row), per_row
+
+
+def probe_growth(model: Any, config: LimitConfig, plan_: MemoryPlan) -> GrowthModel:
+    """The line `fixed + rows x per_row` through the peak growths of real generations at `config`'s
+    limit: of 1 and 2 sequences, then, when that line fits more than 3 in `plan_.memory`, of the
+    batch it fits (at most `PROBE_ROWS`) and its half. Per-row bytes are at least the cache's own."""
+    limit = int(config.cache_limit_tokens or 0)
+    peaks = {
+        n: generation_peak(model, config, plan_.prompt_tokens, plan_.new_tokens, n, plan_.num_beams)
+        for n in (1, 2)
+    }
+    line = _fit(plan_, limit, peaks, 1, 2)
+    fits = min(PROBE_ROWS, replace(plan_, growth=[line]).fits(limit))
+    if fits > 3:
+        for n in (fits // 2, fits):
+            peaks[n] = generation_peak(
+                model, config, plan_.prompt_tokens, plan_.new_tokens, n, plan_.num_beams
+            )
+        line = _fit(plan_, limit, peaks, fits // 2, fits)
+    probed = sorted(peaks)
+    return replace(line, probed_sequences=tuple(probed), probed_bytes=tuple(peaks[n] for n in probed))
+
+
+def _monotone(lines: list[GrowthModel]) -> list[GrowthModel]:
+    """Lines in increasing limits, each one's fixed bytes and per-row bytes beyond its cache at least
+    the previous one's: a longer cache needs no less of anything else (the probes' noise aside)."""
+    out: list[GrowthModel] = []
+    for line in lines:
+        if out:
+            before = out[-1]
+            cache_growth = line.per_row_bytes - line.cache_row_bytes
+            floor = before.per_row_bytes - before.cache_row_bytes
+            line = replace(line, fixed_bytes=max(line.fixed_bytes, before.fixed_bytes),
+                           per_row_bytes=line.cache_row_bytes + max(cache_growth, floor))  # fmt: skip
+        out.append(line)
+    return out
+
+
+def _fit(plan_: MemoryPlan, limit: int, peaks: dict[int, int], low: int, high: int) -> GrowthModel:
+    rows = plan_.num_beams
+    cache = plan_.cache_bytes_per_row(limit)
+    per_row = max(cache, (peaks[high] - peaks[low]) // ((high - low) * rows))
+    return GrowthModel(limit, max(0, peaks[high] - high * rows * per_row), per_row, cache)
+
+
+def generation_peak(
+    model: Any, config: LimitConfig, prompt_tokens: int, new_tokens: int, sequences: int, num_beams: int
+) -> int:
+    """Bytes the process grows by, at its peak, while `kvlimit.generate` runs `sequences` random prompts
+    of `prompt_tokens` tokens greedily (`num_beams` beams each) with `config` and `max_new_tokens`
+    `new_tokens` (so its cache is sized as the run's: the limit, or the whole run when that is
+    shorter), through the prefill and `PROBE_STEPS` decode steps."""
+    from .generation import generate
+
+    device = next(model.parameters()).device
+    vocab = int(hf.text_config(model).vocab_size)
+    generator = torch.Generator().manual_seed(sequences)
+    ids = torch.randint(3, vocab, (sequences, prompt_tokens), generator=generator).to(device)
+    release_free_memory()
+    with torch.no_grad():
+        base = _peak_start(device)
+        generate(
+            model, input_ids=ids, attention_mask=torch.ones_like(ids), cache_limit=config,
+            max_new_tokens=max(PROBE_STEPS, new_tokens), min_new_tokens=PROBE_STEPS, num_beams=num_beams,
+            do_sample=False, pad_token_id=0, stopping_criteria=hf.stop_at_length(prompt_tokens + PROBE_STEPS),
+        )  # fmt: skip
+        return max(0, _peak_end(device, base))
 
 
 def _peak_start(device: torch.device) -> int:

@@ -1,7 +1,7 @@
 """`kvlimit plan`: how many sequences fit a memory budget, at each cache limit and with the stock cache.
 
-Contract: loads the model, runs `kvlimit.plan` (which measures the model's cache bytes per token and
-the transient memory of a forward) and prints a table, or one JSON object with `--json`. Option
+Contract: loads the model, runs `kvlimit.plan` (which measures the model's cache bytes per token and,
+by running generation briefly at each limit, what generation adds to the process) and prints a table, or one JSON object with `--json`. Option
 errors exit 2 before the model loads.
 """
 
@@ -36,8 +36,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "plan",
         help="how many sequences fit a memory budget, bounded and unbounded",
-        description="Measure the model's cache bytes per token and the transient memory of a forward, then "
-        "say how many sequences (each of --num-beams rows) fit --memory when generating --max-new-tokens tokens: "
+        description="Measure the model's cache bytes per token and, by running generation briefly at each "
+        "--cache-limit (1 and 2 sequences, then the batch that fits and its half, up to 16), what generation adds "
+        "to the process, then say how many sequences (each of --num-beams rows) fit --memory when generating --max-new-tokens tokens: "
         "at each --cache-limit, and with the stock unbounded cache.",
     )
     parser.add_argument("--memory", metavar="SIZE|auto", default="auto",
@@ -94,8 +95,9 @@ def table(result: MemoryPlan, source: str) -> str:
     lines = [
         f"model {source}: {format_bytes(result.model_bytes)} of weights on {result.device}; the process holds "
         f"{format_bytes(result.process_bytes)} now",
-        f"measured: {result.kv_bytes_per_token} cache bytes per token and row; a forward's transient "
-        f"{format_bytes(result.transient_fixed_bytes)} + {format_bytes(result.transient_per_row_bytes)} per row",
+        f"measured: {result.kv_bytes_per_token} cache bytes per token and row; each limit's growth by running "
+        f"generation at it (the stock cache's: its cache plus a forward's transient, "
+        f"{format_bytes(result.transient_fixed_bytes)} + {format_bytes(result.transient_per_row_bytes)} per row)",
         f"budget {format_bytes(result.memory)} for {result.new_tokens} new tokens after a {result.prompt_tokens}-token "
         f"prompt, {result.num_beams} beam(s) per sequence:",
     ]
@@ -104,7 +106,7 @@ def table(result: MemoryPlan, source: str) -> str:
             2,
             f"bounded rows store {result.kv_dtype}: {result.stored_bytes_per_token} bytes per token and row, "
             f"{result.sink_bytes_per_row} bytes of float sinks per row, and a forward dequantizes one layer "
-            f"({result.dequantized_bytes_per_token} bytes per token and row, counted as transient)",
+            f"({result.dequantized_bytes_per_token} bytes per token and row, held in the probes)",
         )
     if result.recall:
         bound = (
@@ -123,14 +125,16 @@ def table(result: MemoryPlan, source: str) -> str:
             f"blocks of {result.recall_block_tokens} ({result.recall_block_bytes} bytes per row)"
             + ("" if result.device.startswith("cpu") else ", in host memory (not in the budget)"),
         )  # fmt: skip
-    header = ["cache limit", "cache per sequence", "sequences", "predicted peak"]
+    header = ["cache limit", "cache per sequence", "growth: fixed + per row", "sequences", "predicted peak"]
     if result.recall:
         header.insert(2, "recall store per sequence")
     rows = [header]
     for row in [*result.rows, *([result.stock] if result.stock else [])]:
+        fixed, per_row = result.growth_model(row.cache_limit)
         cells = [
             "stock (unbounded)" if row.cache_limit is None else str(row.cache_limit),
             format_bytes(row.cache_bytes_per_sequence),
+            f"{format_bytes(fixed)} + {format_bytes(per_row)}",
             str(row.sequences),
             "-" if row.predicted_peak_bytes is None else format_bytes(row.predicted_peak_bytes),
         ]

@@ -58,6 +58,7 @@ from .decoding import (
     prepared_rules,
     run_decoding,
     stock_generate,
+    stop_at_length,
     with_stop_strings,
 )
 from .models import (
@@ -151,6 +152,7 @@ __all__ = [
     "steer_generation",
     "step_model_inputs",
     "stock_generate",
+    "stop_at_length",
     "supported_families",
     "takes_logits_to_keep",
     "tap_reports_queries",

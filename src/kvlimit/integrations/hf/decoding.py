@@ -29,7 +29,11 @@ from transformers.generation.logits_process import (
     TopPLogitsWarper,
     TypicalLogitsWarper,
 )
-from transformers.generation.stopping_criteria import StoppingCriteriaList, StopStringCriteria
+from transformers.generation.stopping_criteria import (
+    StoppingCriteria,
+    StoppingCriteriaList,
+    StopStringCriteria,
+)
 from transformers.generation.utils import GenerationMixin
 
 logger = logging.getLogger(__name__)
@@ -175,6 +179,24 @@ def _capture_rules(
     stopping_criteria: StoppingCriteriaList, generation_config: GenerationConfig, **kwargs: Any,
 ) -> DecodingRules:  # fmt: skip
     return DecodingRules(logits_processor, stopping_criteria, generation_config)
+
+
+class _StopAtLength(StoppingCriteria):
+    """Stops every row once the sequences reach `length` tokens (not generate's own `MaxLengthCriteria`,
+    which generate refuses to take twice, and which also sizes the cache)."""
+
+    def __init__(self, length: int):
+        self.length = length
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor, **kwargs: Any) -> torch.Tensor:
+        done = input_ids.shape[1] >= self.length
+        return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
+
+
+def stop_at_length(length: int) -> StoppingCriteriaList:
+    """Stopping criteria that end a generate call at `length` tokens (prompt included) while its
+    `max_new_tokens` still sizes the cache (the planner's probes: a cache at its full limit, a few steps)."""
+    return StoppingCriteriaList([_StopAtLength(length)])
 
 
 def with_stop_strings(kwargs: dict[str, Any]) -> None:
