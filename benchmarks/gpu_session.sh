@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One GPU session's measurements, in priority order, each under its own time limit (the device tool
+# gives a session 15 minutes in all). Run from the repository root on the GPU machine, with `.whl`
+# carried: the wheels of transformers 5.25.0 and its new dependencies (that machine has 5.17, below
+# kvlimit's floor) and `.whl/smollm2`, the embedded model's tokenizer and config (its weights do not
+# fit the transfer, so the model here has SmolLM2-135M's shape and random bfloat16 weights; the
+# workload ignores end of sequence, so its work is that of the real model), and `.whl/corpus`, the
+# cleaned corpus (that machine cannot download it). Writes into $OUT.
+set -u
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD/src:$PWD PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+mkdir -p /tmp/xdg/kvlimit/corpus && cp .whl/corpus/botchan.txt /tmp/xdg/kvlimit/corpus/ && export XDG_CACHE_HOME=/tmp/xdg
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/env.txt"
+python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" | tee -a "$OUT/env.txt"
+python3 - <<'EOF' || exit 1
+import glob, shutil, torch
+from transformers import AutoConfig, AutoModelForCausalLM
+config = AutoConfig.from_pretrained(".whl/smollm2")
+torch.manual_seed(0)
+AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16).save_pretrained("/tmp/smollm2-random")
+for name in glob.glob(".whl/smollm2/*"):
+    if not name.endswith("config.json"):
+        shutil.copy(name, "/tmp/smollm2-random/")
+EOF
+timeout 150 python3 benchmarks/gpu_checks.py --out "$OUT" 2>&1 | tee "$OUT/checks.log"
+# generate_batch is left out: on this machine it looks for flash-attention kernels on the Hub
+# (offline here) and did not finish within 240 s in the first session
+timeout 180 python3 -m kvlimit throughput --workloads a --num-prompts 16 --max-new-tokens 256 --memory 64MiB \
+    --cache-limit 128 --systems continuous,static,stock \
+    --model /tmp/smollm2-random --device cuda --json "$OUT/workload-a.json" --plot "$OUT/workload-a.png" 2>&1 \
+    | tee "$OUT/workload-a.log"
+[ -n "${RECALL_SPEED:-}" ] && timeout 100 python3 benchmarks/recall_speed.py --model /tmp/smollm2-random --device cuda --limits 1024 \
+    --fill 4096 --rounds 20 --growth 0 --json "$OUT/recall-speed.json" 2>&1 | tee "$OUT/recall-speed.log"
