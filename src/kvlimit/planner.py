@@ -18,14 +18,16 @@ memory the system has available). Measured, not guessed:
   per-row state and, on a CPU, what the allocator keeps around them. A line `fixed + rows x per_row`
   is fitted to probes of 1 and 2 sequences, then refitted to the batch that line says fits and its
   half (up to `PROBE_ROWS` sequences), so the fit is taken where the plan lands. Its per-row bytes
-  are never below the cache's own;
+  are never below the cache's own, and a quantized cache's add the dequantized layer's bytes of the
+  tokens the run holds beyond the probe's (that layer grows with the tokens held);
 - the stock cache's row: its cache at the end of the run plus a prefill forward's transient, by two
   probe forwards of the prompt (or of one prefill chunk) at 1 and 2 rows (`probe_transient`);
 - the model's own bytes (parameters and buffers) and what the process holds after the probes, for
   the report and as the base of every prediction;
 - with `kv_dtype` (a quantized bounded cache): the stored bytes per token (codes and scales,
   `kv_bytes_per_token(model, kv_dtype)`), the policy's sinks kept in the model's dtype per row, and
-  the one layer at a time a forward dequantizes, reported (the probes hold them);
+  the one layer at a time a forward dequantizes (the probes hold them, that layer for the probe's
+  tokens; the tokens the run holds beyond those are added);
 - with `recall` (a config's recall tier): the recall store of each row, computed (not probed) from
   its block (`build.recall_block`): every token evicted from the `limit - recall` kept slots by the
   end of the run, up to `recall_store`, in whole blocks. On the CPU it counts against the budget; on
@@ -370,7 +372,18 @@ def _fit(plan_: MemoryPlan, limit: int, peaks: dict[int, int], low: int, high: i
     rows = plan_.num_beams
     cache = plan_.cache_bytes_per_row(limit)
     per_row = max(cache, (peaks[high] - peaks[low]) // ((high - low) * rows))
-    return GrowthModel(limit, max(0, peaks[high] - high * rows * per_row), per_row, cache)
+    fixed = max(0, peaks[high] - high * rows * per_row)
+    return GrowthModel(limit, fixed, per_row + _unprobed_dequantized(plan_, limit), cache)
+
+
+def _unprobed_dequantized(plan_: MemoryPlan, limit: int) -> int:
+    """A quantized cache's one dequantized layer grows with the tokens held, which a probe's few decode
+    steps leave short of the run's: the bytes per row of the tokens the run holds and the probe did not."""
+    if plan_.kv_dtype is None:
+        return 0
+    run = min(limit, plan_.prompt_tokens + plan_.new_tokens)
+    probe = min(limit, plan_.prompt_tokens + PROBE_STEPS)
+    return max(0, run - probe) * plan_.dequantized_bytes_per_token
 
 
 def generation_peak(
