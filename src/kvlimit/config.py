@@ -255,18 +255,6 @@ class LimitConfig:
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
                    store_bytes, recall_dtype, recall_score or "keys")  # fmt: skip
 
-    def with_limit(self, cache_limit: int) -> LimitConfig:
-        """This config at `cache_limit` tokens (the planner's limits), validated as `create` validates it."""
-        check_int("cache_limit", cache_limit, at_least=1)
-        self.policy.check_limit(cache_limit - self.recall)
-        if self.prefill_chunk is not None and self.prefill_chunk > self.policy.max_chunk(
-            cache_limit - self.recall
-        ):
-            raise ValueError(
-                f"prefill_chunk={self.prefill_chunk} is larger than cache_limit {cache_limit} leaves room for"
-            )
-        return dataclasses.replace(self, cache_limit_tokens=cache_limit, cache_limit_bytes=None)
-
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
         """The config of generate's keyword arguments (`argument_names()`; absent or None: not given).

@@ -250,7 +250,7 @@ def plan(
         **_recall_facts(model, config, min(limits)),
     )
     growth = _monotone(
-        [probe_growth(model, config.with_limit(limit), partial) for limit in sorted(set(limits))]
+        [probe_growth(model, config.with_tokens(limit), partial) for limit in sorted(set(limits))]
     )
     release_free_memory()
     partial = replace(partial, growth=growth, process_bytes=process_bytes(device))
