@@ -249,11 +249,10 @@ class ContinuousEngine:
         out = forward_step(self.model, cache, next_tokens, **self._forward_extra)
         live = [b for b, row in enumerate(rows) if row is not None]
         active = [row for row in rows if row is not None]
-        scores = self._scores(active, out.logits[live, -1, :])
-        for i, (b, row) in enumerate(zip(live, active, strict=True)):
-            token, done = self._choose(row, scores[i : i + 1])
-            next_tokens[b, 0] = token
-            if done:
+        tokens, done = self._choose(active, self._scores(active, out.logits[live, -1, :]))
+        next_tokens[live, 0] = tokens
+        for b, row, ended in zip(live, active, done, strict=True):
+            if ended:
                 rows[b] = None
                 yield self._finished(row)
 
@@ -264,11 +263,16 @@ class ContinuousEngine:
         score-only warpers (temperature, top-k, top-p) on every row at once where they agree (they act
         on each row apart, so a row's scores are those of its own batch of one)."""
         logits = logits.to(copy=True, dtype=torch.float32)
-        own = torch.cat([row.own(row.ids, logits[i : i + 1]) for i, row in enumerate(rows)])
+        own = logits
+        if any(row.own for row in rows):
+            own = torch.cat(
+                [hf.apply_processors(row.own, row.ids, logits[i : i + 1]) for i, row in enumerate(rows)]
+            )
         if len({row.warpers_key for row in rows}) == 1:
-            scores: torch.Tensor = rows[0].warpers(rows[0].ids, own)
-            return scores
-        return torch.cat([row.warpers(row.ids, own[i : i + 1]) for i, row in enumerate(rows)])
+            return hf.apply_processors(rows[0].warpers, rows[0].ids, own)
+        return torch.cat(
+            [hf.apply_processors(row.warpers, row.ids, own[i : i + 1]) for i, row in enumerate(rows)]
+        )
 
     def _admit(
         self, request: Request, rows: list[_Row | None], next_tokens: torch.Tensor
@@ -288,14 +292,14 @@ class ContinuousEngine:
                 generator = torch.Generator(device=self.device)
                 generator.manual_seed(sequence_seed(self.seed, request.id, sequence))
             row = _Row(request, sequence, rules, generator, ids, started)
-            token, done = self._choose(row, self._scores([row], logits))
-            if done:
+            tokens, done = self._choose([row], self._scores([row], logits))
+            if done[0]:
                 yield self._finished(row)
                 continue
             b = rows.index(None)
             self.cache.load_row(b, self._scratch, 0)
             rows[b] = row
-            next_tokens[b, 0] = token
+            next_tokens[b, 0] = tokens[0]
 
     def _prefill(self, ids: torch.Tensor) -> torch.Tensor:
         """The prompt `ids` (1, n) through the one-row cache as `kvlimit.generate` feeds it; the last
@@ -310,17 +314,21 @@ class ContinuousEngine:
         logits: torch.Tensor = out.logits[:, -1, :]
         return logits
 
-    def _choose(self, row: _Row, scores: torch.Tensor) -> tuple[torch.Tensor, bool]:
-        """The row's next token from its processed scores (1, vocab), as transformers' `_sample` chooses
-        for a batch of one (its own generator); and whether the row is done."""
-        if row.generator is not None:
-            probs = torch.nn.functional.softmax(scores, dim=-1)
-            token = torch.multinomial(probs, num_samples=1, generator=row.generator)
-        else:
-            token = torch.argmax(scores, dim=-1, keepdim=True)
-        row.ids = torch.cat((row.ids, token), dim=1)
-        done = bool(row.rules.stopping(row.ids, scores).any())
-        return token[0, 0], done
+    @staticmethod
+    def _choose(rows: list[_Row], scores: torch.Tensor) -> tuple[torch.Tensor, list[bool]]:
+        """The rows' next tokens (n,) from their processed scores (n, vocab), each as transformers'
+        `_sample` chooses for a batch of one (a sampling row draws from its own generator), and which
+        rows are done: every row's stopping criteria, read with one host synchronisation."""
+        tokens = torch.argmax(scores, dim=-1)
+        for i, row in enumerate(rows):
+            if row.generator is not None:
+                probs = torch.nn.functional.softmax(scores[i : i + 1], dim=-1)
+                tokens[i] = torch.multinomial(probs, num_samples=1, generator=row.generator)[0, 0]
+        stops = []
+        for i, row in enumerate(rows):
+            row.ids = torch.cat((row.ids, tokens[i : i + 1, None]), dim=1)
+            stops.append(row.rules.stopping(row.ids, scores[i : i + 1]))
+        return tokens, torch.cat(stops).tolist()
 
     def _finished(self, row: _Row) -> Finished:
         tokens = row.new_tokens

@@ -48,6 +48,7 @@ from transformers.generation.stopping_criteria import StoppingCriteriaList
 from .attention import attention_families, attention_tap, can_prepare, prepare_families, tap_reports_queries
 from .decoding import (
     DecodingRules,
+    apply_processors,
     check_decoding_mode,
     enclosing_generate_arguments,
     eos_token_ids,
@@ -118,6 +119,7 @@ __all__ = [
     "PlannedCache",
     "StoppingCriteriaList",
     "UnsupportedModelError",
+    "apply_processors",
     "attention_families",
     "attention_tap",
     "attn_implementation",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,6 +173,15 @@ class DecodingRules:
     def warpers_key(self) -> tuple[Any, ...]:
         """Equal for rules whose warpers do the same (type and settings)."""
         return tuple((type(w).__name__, repr(sorted(vars(w).items()))) for w in self.warpers)
+
+
+def apply_processors(processors: Sequence[Any], input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    """What `LogitsProcessorList.__call__` does for processors that take no extra arguments (generate's
+    own): each in turn. Without the list's `inspect.signature` of every processor on every call, which
+    was a quarter of a continuous-batching step on a small model (one call per row and step)."""
+    for processor in processors:
+        scores = processor(input_ids, scores)
+    return scores
 
 
 def _capture_rules(
