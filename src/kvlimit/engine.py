@@ -320,12 +320,11 @@ class ContinuousEngine:
         `_sample` chooses for a batch of one (a sampling row draws from its own generator), and which
         rows are done: every row's stopping criteria, read with one host synchronisation."""
         tokens = torch.argmax(scores, dim=-1)
+        stops = []
         for i, row in enumerate(rows):
             if row.generator is not None:
                 probs = torch.nn.functional.softmax(scores[i : i + 1], dim=-1)
                 tokens[i] = torch.multinomial(probs, num_samples=1, generator=row.generator)[0, 0]
-        stops = []
-        for i, row in enumerate(rows):
             row.ids = torch.cat((row.ids, tokens[i : i + 1, None]), dim=1)
             stops.append(row.rules.stopping(row.ids, scores[i : i + 1]))
         return tokens, torch.cat(stops).tolist()

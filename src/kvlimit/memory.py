@@ -10,6 +10,8 @@ benchmark measure peaks with them.
 from __future__ import annotations
 
 import ctypes
+import functools
+from typing import Any
 
 
 def reset_peak_rss() -> bool:
@@ -37,10 +39,15 @@ def read_peak_rss() -> int | None:
 def release_free_memory() -> None:
     """Hand the heap's free pages back to the system (glibc's `malloc_trim`; nothing elsewhere), so
     that the RSS read next is what the process holds, not what earlier work left free for reuse."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:
-        return
-    trim = getattr(libc, "malloc_trim", None)
+    trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    """glibc's `malloc_trim`, looked up once (None where the C library is not glibc)."""
+    try:
+        return getattr(ctypes.CDLL("libc.so.6"), "malloc_trim", None)
+    except OSError:
+        return None

@@ -223,8 +223,8 @@ def plan(
     budget = free_memory(device) if memory == "auto" else _budget(memory)
     per_token = kv_bytes_per_token(model)
     if config is None:
-        chunk_policy = make_policy(policy) if isinstance(policy, str) else policy
-        config = LimitConfig.create(min(limits), chunk_policy, kv_dtype=kv_dtype, kv_group=kv_group)
+        policy_obj = make_policy(policy) if isinstance(policy, str) else policy
+        config = LimitConfig.create(min(limits), policy_obj, kv_dtype=kv_dtype, kv_group=kv_group)
     kv_dtype = config.kv_dtype
     cost = row_cost(model, config)
     stored, sinks = cost.per_token, cost.per_row
@@ -337,17 +337,17 @@ def probe_growth(model: Any, config: LimitConfig, plan_: MemoryPlan) -> GrowthMo
     limit: of 1 and 2 sequences, then, when that line fits more than 3 in `plan_.memory`, of the
     batch it fits (at most `PROBE_ROWS`) and its half. Per-row bytes are at least the cache's own."""
     limit = int(config.cache_limit_tokens or 0)
-    peaks = {
-        n: generation_peak(model, config, plan_.prompt_tokens, plan_.new_tokens, n, plan_.num_beams)
-        for n in (1, 2)
-    }
+
+    def peak(sequences: int) -> int:
+        return generation_peak(
+            model, config, plan_.prompt_tokens, plan_.new_tokens, sequences, plan_.num_beams
+        )
+
+    peaks = {n: peak(n) for n in (1, 2)}
     line = _fit(plan_, limit, peaks, 1, 2)
     fits = min(PROBE_ROWS, replace(plan_, growth=[line]).fits(limit))
     if fits > 3:
-        for n in (fits // 2, fits):
-            peaks[n] = generation_peak(
-                model, config, plan_.prompt_tokens, plan_.new_tokens, n, plan_.num_beams
-            )
+        peaks.update({n: peak(n) for n in (fits // 2, fits)})
         line = _fit(plan_, limit, peaks, fits // 2, fits)
     probed = sorted(peaks)
     return replace(line, probed_sequences=tuple(probed), probed_bytes=tuple(peaks[n] for n in probed))
@@ -360,10 +360,10 @@ def _monotone(lines: list[GrowthModel]) -> list[GrowthModel]:
     for line in lines:
         if out:
             before = out[-1]
-            cache_growth = line.per_row_bytes - line.cache_row_bytes
+            beside_cache = line.per_row_bytes - line.cache_row_bytes
             floor = before.per_row_bytes - before.cache_row_bytes
             line = replace(line, fixed_bytes=max(line.fixed_bytes, before.fixed_bytes),
-                           per_row_bytes=line.cache_row_bytes + max(cache_growth, floor))  # fmt: skip
+                           per_row_bytes=line.cache_row_bytes + max(beside_cache, floor))  # fmt: skip
         out.append(line)
     return out
 

@@ -1,8 +1,8 @@
 """`kvlimit plan`: how many sequences fit a memory budget, at each cache limit and with the stock cache.
 
 Contract: loads the model, runs `kvlimit.plan` (which measures the model's cache bytes per token and,
-by running generation briefly at each limit, what generation adds to the process) and prints a table, or one JSON object with `--json`. Option
-errors exit 2 before the model loads.
+by running generation briefly at each limit, what generation adds to the process) and prints a
+table, or one JSON object with `--json`. Option errors exit 2 before the model loads.
 """
 
 from __future__ import annotations

@@ -175,7 +175,9 @@ class DecodingRules:
         return tuple((type(w).__name__, repr(sorted(vars(w).items()))) for w in self.warpers)
 
 
-def apply_processors(processors: Sequence[Any], input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+def apply_processors(
+    processors: Sequence[Any], input_ids: torch.Tensor, scores: torch.Tensor
+) -> torch.Tensor:
     """What `LogitsProcessorList.__call__` does for processors that take no extra arguments (generate's
     own): each in turn. Without the list's `inspect.signature` of every processor on every call, which
     was a quarter of a continuous-batching step on a small model (one call per row and step)."""
@@ -205,7 +207,7 @@ class _StopAtLength(StoppingCriteria):
 
 def stop_at_length(length: int) -> StoppingCriteriaList:
     """Stopping criteria that end a generate call at `length` tokens (prompt included) while its
-    `max_new_tokens` still sizes the cache (the planner's probes: a cache at its full limit, a few steps)."""
+    `max_new_tokens` still sizes the cache (the planner's probes: a run's cache, a few steps)."""
     return StoppingCriteriaList([_StopAtLength(length)])
 
 
