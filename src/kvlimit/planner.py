@@ -21,7 +21,8 @@ memory the system has available). Measured, not guessed:
   are never below the cache's own, and a quantized cache's add the dequantized layer's bytes of the
   tokens the run holds beyond the probe's (that layer grows with the tokens held);
 - the stock cache's row: its cache at the end of the run plus a prefill forward's transient, by two
-  probe forwards of the prompt (or of one prefill chunk) at 1 and 2 rows (`probe_transient`);
+  probe forwards of the whole prompt (the stock cache prefills it at once) at 1 and 2 rows
+  (`probe_transient`);
 - the model's own bytes (parameters and buffers) and what the process holds after the probes, for
   the report and as the base of every prediction;
 - with `kv_dtype` (a quantized bounded cache): the stored bytes per token (codes and scales,
@@ -228,10 +229,7 @@ def plan(
     kv_dtype = config.kv_dtype
     cost = row_cost(model, config)
     stored, sinks = cost.per_token, cost.per_row
-    probe_tokens = prompt_tokens
-    if prompt_tokens > min(limits):
-        probe_tokens = config.policy.default_chunk(min(limits))  # a long prompt is prefilled in chunks
-    fixed, per_row = probe_transient(model, probe_tokens)
+    fixed, per_row = probe_transient(model, prompt_tokens)  # the stock row: its prompt in one forward
     partial = MemoryPlan(
         memory=budget,
         new_tokens=new_tokens,
