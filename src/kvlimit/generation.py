@@ -35,6 +35,7 @@ argument, return value or attribute carries them to a callable, in any release f
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import logging
@@ -44,6 +45,7 @@ import torch
 
 from .build import build_cache
 from .cache import BoundedCache
+from .cache.compiled import compile_blocker
 from .config import LimitConfig, argument_names
 from .forward import prefill, prefill_chunk
 from .integrations import hf
@@ -79,6 +81,7 @@ def generate(
     recall_score: str | None = None,
     window: int | None = None,
     streamer: Any = None,
+    compile: bool | None = None,
     **kwargs: Any,
 ) -> Any:
     """Generate with at most `cache_limit` tokens of KV cache per sequence.
@@ -119,6 +122,11 @@ def generate(
             queries, exactly) or "bounds" (Quest's per-channel key bounds: cheaper, looser).
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
+        compile: True: compile the decode step (torch.compile, the whole forward in one graph, on any
+            device, the CPU included), or raise `ValueError` saying why this configuration cannot;
+            False: never. None (default): as transformers does for its StaticCache, compile on an
+            accelerator, or wherever `compile_config=` is passed, when the configuration compiles
+            (`kvlimit.cache.compiled.compile_blocker`), else run eagerly with one log line saying why.
         **kwargs: anything transformers' `generate` takes (max_new_tokens, do_sample, num_beams, ...).
 
     Returns:
@@ -131,13 +139,17 @@ def generate(
         assert input_ids is not None
         config = _config(arguments, kwargs)
         called = hf.enclosing_generate_arguments()
-        decoding = BoundedDecoding(config, streamer or called.get("streamer"), called.get("assistant_model"))
+        decoding = BoundedDecoding(
+            config, streamer or called.get("streamer"), called.get("assistant_model"), compile=compile
+        )
         return decoding(model, input_ids, logits_processor, stopping_criteria, generation_config, **kwargs)
     given = {"logits_processor": logits_processor, "stopping_criteria": stopping_criteria,
              "generation_config": generation_config, "streamer": streamer}  # fmt: skip
     kwargs.update({name: value for name, value in given.items() if value is not None})
     if input_ids is not None:
         kwargs["input_ids"] = input_ids
+    if compile is not None:
+        kwargs["compile"] = compile
     return _generate(model, (), arguments, kwargs)
 
 
@@ -173,7 +185,10 @@ def _generate(model: Any, args: tuple[Any, ...], arguments: dict[str, Any], kwar
     with a `BoundedDecoding` of the config (stock generate when there is none)."""
     hf.normalize_cache_argument(kwargs)
     config = _config(arguments, kwargs)
+    compile = kwargs.pop("compile", None)
     if config is None:
+        if compile is not None:
+            raise ValueError("compile needs cache_limit: it compiles the bounded cache's decode step")
         return hf.stock_generate(model, *args, **kwargs)
     hf.with_stop_strings(kwargs)  # transformers would not hand our decoding the tokenizer they need
     hf.inspect_model(model)  # an unsupported model fails before transformers prepares anything
@@ -181,21 +196,32 @@ def _generate(model: Any, args: tuple[Any, ...], arguments: dict[str, Any], kwar
         raise ValueError(
             "custom_generate cannot be combined with cache_limit: kvlimit is the custom generate"
         )
-    decoding = BoundedDecoding(config, kwargs.get("streamer"), kwargs.get("assistant_model"))
+    decoding = BoundedDecoding(config, kwargs.get("streamer"), kwargs.get("assistant_model"), compile=compile)
     return hf.stock_generate(model, *args, custom_generate=decoding, **kwargs)
 
 
 class BoundedDecoding:
     """What transformers' generate calls with prepared inputs (`custom_generate=`): the one core.
 
-    Carries the call's validated config (None: stock decoding), and the streamer and assistant model
-    that transformers does not hand a `custom_generate` callable.
+    Carries the call's validated config (None: stock decoding), the streamer and assistant model
+    that transformers does not hand a `custom_generate` callable, and whether to compile (see
+    `kvlimit.generate`'s `compile`).
     """
 
-    def __init__(self, config: LimitConfig | None, streamer: Any = None, assistant_model: Any = None):
+    def __init__(
+        self,
+        config: LimitConfig | None,
+        streamer: Any = None,
+        assistant_model: Any = None,
+        *,
+        compile: bool | None = None,
+    ):
+        if compile is not None and not isinstance(compile, bool):
+            raise ValueError(f"compile must be True, False or None; got {compile!r}")
         self.config = config
         self.streamer = streamer
         self.assistant_model = assistant_model
+        self.compile = compile
 
     def __call__(
         self,
@@ -219,15 +245,52 @@ class BoundedDecoding:
         cache = _cache_for_call(model, self.config, model_kwargs, rows, int(generation_config.max_length))
         chunk = prefill_chunk(cache, prompt_length, self.config.prefill_chunk)
         hf.put_cache(model_kwargs, cache)
+        generation_config = self._compiling(cache, input_ids.device, generation_config)
         if model_kwargs.get("attention_mask") is None:
             # transformers slices the prompt by the cache's length only when it has a mask to measure it by
             model_kwargs["attention_mask"] = torch.ones_like(input_ids)
         logger.info("kvlimit: %s, %d rows, %s, %d slots allocated%s", cache.config.describe(), rows, spec.scheme,
                     cache.slots, f", prefill in chunks of {chunk}" if chunk else "")  # fmt: skip
-        with hf.steer_generation(model, cache, spec):
+        with (
+            hf.steer_generation(model, cache, spec),
+            self._compiled_loop(model, cache, mode, generation_config),
+        ):
             if chunk is not None:
                 prefill(model, cache, input_ids, model_kwargs["attention_mask"], chunk)
             return run(generation_config, self.streamer, model_kwargs)
+
+    def _compiling(self, cache: BoundedCache, device: torch.device, generation_config: Any) -> Any:
+        """Make `cache`'s decode steps static and the generation config compile them, where asked
+        (`compile`, or transformers' own rule when it is None) and possible."""
+        if self.compile is False:
+            generation_config.disable_compile = True
+            return generation_config
+        if self.compile is None and not hf.auto_compiles(device, generation_config):
+            return generation_config
+        reason = compile_blocker(cache)
+        if reason is not None:
+            if self.compile:
+                raise ValueError(f"compile=True: {reason}")
+            logger.warning("kvlimit: decoding eagerly: %s", reason)
+            generation_config.disable_compile = True
+            return generation_config
+        cache.make_static()
+        generation_config.compile_config = hf.compile_config_for(generation_config.compile_config, device)
+        return generation_config
+
+    @staticmethod
+    def _compiled_loop(
+        model: Any, cache: BoundedCache, mode: Any, generation_config: Any
+    ) -> contextlib.AbstractContextManager[None]:
+        """Compile the decode forwards of a loop that does not compile them itself (beam search)."""
+        if not cache.static_shapes or hf.loop_compiles(mode):
+            return contextlib.nullcontext()
+
+        def is_decode() -> bool:
+            plan = cache.current_plan
+            return plan is not None and plan.kind == "decode"
+
+        return hf.compiled_decode_forward(model, is_decode, generation_config.compile_config)
 
 
 def _with_cache_on(generation_config: Any, kwargs: dict[str, Any]) -> Any:
@@ -268,7 +331,7 @@ def enable(model: Any) -> Any:
     @functools.wraps(type(model).generate)
     def bounded_generate(*args: Any, **kwargs: Any) -> Any:
         arguments = {name: kwargs.pop(name, None) for name in names}
-        return _generate(model, args, arguments, kwargs)
+        return _generate(model, args, arguments, kwargs)  # `compile` travels in kwargs
 
     model.generate = bounded_generate
     model._kvlimit_enabled = True

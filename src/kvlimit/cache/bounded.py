@@ -57,6 +57,7 @@ from ..integrations.hf import Cache, DynamicSlidingWindowLayer, kv_bytes_of_laye
 from ..policies import AttentionKind, EvictionPolicy
 from ..positions import PositionKeeper
 from .attention import fold_attention
+from .compiled import compile_blocker
 from .kept import KeptSet
 from .layer import BoundedLayer
 from .plan import Evicted, SetWrites, StepPlan, decode_slots, evict, place_chunk, shown_to_chunk
@@ -187,6 +188,12 @@ class BoundedCache(Cache):
         self.model_spec: Any = None
         self.config: Any = None
         self.evicted = 0
+        #: decode steps keep one shape (every slot's key, the mask always given): a compiled forward then
+        #: never recompiles (`kvlimit.cache.compiled`); set by `make_static`
+        self.static_shapes = False
+        #: set while transformers prepares a step's inputs (`hf.steer_generation`): it would size a mask
+        #: from a compileable cache before the step is planned
+        self.hide_compileable = False
         self._reset_rows()
 
     @property
@@ -375,7 +382,7 @@ class BoundedCache(Cache):
         plan = self._plan
         if not self.step_open or plan is None:
             raise RuntimeError("no step to advance: call cache.prepare_step(...) and the model forward first")
-        lagging = [i for i, layer in self._bounded.items() if layer.columns != self.columns_seen + plan.q]
+        lagging = [i for i, layer in self._bounded.items() if not layer.commit(plan)]
         if lagging:
             raise RuntimeError(
                 f"the forward did not store its keys in bounded layers {lagging}; run the model forward "
@@ -398,7 +405,8 @@ class BoundedCache(Cache):
 
     def _plan_decode(self, input_ids: torch.Tensor) -> tuple[StepPlan, StepInputs]:
         rows = self.rows
-        first_index = min(rows.seen)
+        # static shapes: nothing the forward reads on the host changes from one decode step to the next
+        first_index = 0 if self.static_shapes else min(rows.seen)
         full = [n >= self.slots for n in rows.kept]
         full_t = rows.kept_t >= self.slots  # the same on the device, without a copy from the host
         slots, permutes = decode_slots(
@@ -428,14 +436,18 @@ class BoundedCache(Cache):
             kept.set_positions(batch_rows, slot, positions)
         rows.add_decode_token(self.slots)
         # compact rows fill slots 0..n-1; after a ring eviction a row may hold a token in any slot
-        width = max(rows.kept) if self._compact else self.slots
+        width = max(rows.kept) if self._compact and not self.static_shapes else self.slots
         writes = [
             SetWrites(slot=slot, permute=None if permutes is None else permutes[k], statistic=kept.statistic)
             for k, (kept, slot) in enumerate(zip(self.kept_sets, slots, strict=True))
         ]
         mask = self.kept_sets[0].valid[:, :width].long()
         # kept counts each row's valid slots, so a row holding `width` of them fills the mask's columns
-        all_kept = min(rows.kept) >= width and min(self.recalled, default=0) >= recall_columns
+        all_kept = (
+            not self.static_shapes
+            and min(rows.kept) >= width
+            and min(self.recalled, default=0) >= recall_columns
+        )
         if recall_columns:  # the store's scratch slots, right after the kept ones (no row is compact)
             assert width == self.slots
             mask = torch.cat((mask, self._recall_mask(recall_columns, mask.device)), dim=1)
@@ -686,7 +698,18 @@ class BoundedCache(Cache):
 
     @property
     def is_compileable(self) -> bool:
-        return False
+        """Its decode steps can be compiled (static shapes on, and nothing in `compile_blocker`): transformers'
+        generate then compiles the forward by itself on an accelerator, as for its StaticCache."""
+        return self.static_shapes and not self.hide_compileable and compile_blocker(self) is None
+
+    def make_static(self) -> None:
+        """Give every decode step from now on one shape (see `static_shapes`), for a compiled forward;
+        raises `ValueError` naming why where this cache cannot compile (`compile_blocker`)."""
+        reason = compile_blocker(self)
+        if reason is not None:
+            raise ValueError(f"this bounded cache cannot be compiled: {reason}")
+        self.static_shapes = True
+        self.store.mark_static()
 
     # --- inspection --------------------------------------------------------------------------
     # With a per-layer policy each bounded layer keeps its own tokens: pass `layer` (a model layer

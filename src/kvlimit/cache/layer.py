@@ -46,6 +46,9 @@ class BoundedLayer(CacheLayerMixin):
         self.statistic = statistic
         self.plan: StepPlan | None = None
         self.columns = 0  # columns this layer has taken (real tokens and padding), as DynamicLayer counts
+        #: the plan whose keys `update` stored last; the cache counts the columns when it advances, so that
+        #: a compiled forward reads no host counter that changes every step (it would recompile)
+        self.stored: StepPlan | None = None
         #: keep the keys `update` returns until `attended_keys` takes them (an attention tap that sees
         #: the queries but not the keys: a family's own sdpa code)
         self.keep_attended = False
@@ -83,6 +86,14 @@ class BoundedLayer(CacheLayerMixin):
         """Take the plan of the coming forward."""
         self.plan = plan
 
+    def commit(self, plan: StepPlan) -> bool:
+        """Close the step of `plan`: count its columns if `update` stored its keys; False if it did not."""
+        if self.stored is not plan:
+            return False
+        self.columns += plan.q
+        self.stored = None
+        return True
+
     def update(
         self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -99,7 +110,7 @@ class BoundedLayer(CacheLayerMixin):
             keys, values = self._decode(plan, writes, key_states, value_states)
         else:
             keys, values = self._chunk(plan, writes, key_states, value_states)
-        self.columns += plan.q
+        self.stored = plan
         if self.keep_attended:
             self._attended = keys
         return keys, values
@@ -171,6 +182,7 @@ class BoundedLayer(CacheLayerMixin):
 
     def reset(self) -> None:
         self.plan = None
+        self.stored = None
         self.columns = 0
 
     def crop(self, tokens_to_remove: int) -> None:

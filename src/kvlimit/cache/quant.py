@@ -116,6 +116,9 @@ class Scheme:
         dim = out.shape[-1]
         blocks = out.view(*lead, count, dim // count)
         in_float = out.dtype == torch.float32
+        if torch.compiler.is_compiling():  # torch.compile takes no `out=` views; it fuses this pass itself
+            blocks.copy_(self._dequantized_blocks(codes, scales, count, dim // count))
+            return
         if self.name == "int8":
             torch.mul(codes.codes.view(*lead, count, dim // count), scales, out=blocks)
             return
@@ -132,6 +135,19 @@ class Scheme:
         target.add_(codes.mins.float()[..., None])
         if not in_float:
             blocks.copy_(target)
+
+    def _dequantized_blocks(self, codes: Codes, scales: torch.Tensor, count: int, block: int) -> torch.Tensor:
+        """The same floats as `dequantize_into`, as a new float32 tensor (..., count, block), without `out=`."""
+        lead = scales.shape[:-2]
+        if self.name == "int8":
+            return codes.codes.view(*lead, count, block) * scales
+        if self.name == "fp8":
+            table = _fp8_table(scales.device)
+            return table.index_select(0, codes.codes.reshape(-1).int()).view(*lead, count, block) * scales
+        assert codes.mins is not None
+        packed = codes.codes.view(*lead, count, block // 2)
+        levels = torch.stack((packed & 0x0F, packed >> 4), dim=-1).view(*lead, count, block)
+        return levels * scales + codes.mins.float()[..., None]
 
     def bytes_per_vector(self, dim: int, block: int) -> int:
         """Stored bytes of one vector of `dim` floats in blocks of `block` dims."""

@@ -184,6 +184,8 @@ class QuantizedStore(KVStore):
                     stored.copy_(stored.index_select(0, index))
                 else:
                     setattr(codes, name, stored.index_select(0, index))
+        if not in_place:
+            self._mark_static()
 
     def _row_tensors(self) -> list[tuple[torch.Tensor, int]]:
         codes = [

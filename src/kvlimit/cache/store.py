@@ -101,6 +101,19 @@ class KVStore:
         # each layer's views of its stack, made once per allocation (the hot path reads them every step)
         self._views: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
         self.dtype: torch.dtype | None = None
+        #: tensors keep fixed addresses for a captured step (`mark_static`): marked as they are allocated
+        self.static = False
+
+    def mark_static(self) -> None:
+        """Tell torch.compile that the storage keeps its address (a CUDA graph then reads it in place,
+        not through a copy); storage allocated later is marked as it comes."""
+        self.static = True
+        self._mark_static()
+
+    def _mark_static(self) -> None:
+        if self.static:
+            for tensor, _ in self._row_tensors():
+                torch._dynamo.mark_static_address(tensor)
 
     # --- allocation ---------------------------------------------------------------------------
     def has(self, layer: int) -> bool:
@@ -124,6 +137,7 @@ class KVStore:
         for member in stack.members:
             self._allocate_layer(member, key_states, value_states)
         self._refresh_views(stack)
+        self._mark_static()
 
     def _refresh_views(self, stack: Stack) -> None:
         assert stack.keys is not None and stack.values is not None
@@ -248,6 +262,8 @@ class KVStore:
                     setattr(stack, name, stored.index_select(1, index))
             if not in_place and stack.keys is not None:
                 self._refresh_views(stack)
+        if not in_place:
+            self._mark_static()
 
     def load_row(self, row: int, source: KVStore, source_row: int, batch: int) -> None:
         """Row `row` of every layer becomes a copy of `source`'s row `source_row` (a store of the same

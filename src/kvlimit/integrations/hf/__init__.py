@@ -14,6 +14,8 @@ rotary classes, generation loops and modes) only through this package; it import
 - `steer_generation(...)`: a context manager that, for one `generate` call, replaces the model's
   `prepare_inputs_for_generation` on the instance (never the class) so that every forward gets the
   bounded cache's positions and attention mask, and advances the cache after each forward;
+- `compile_config_for(...)`, `auto_compiles(...)`, `compile_counters()`: compiling the decode
+  forward as transformers' generate does (`compiling`);
 - `run_decoding(...)`: dispatch to transformers' own `_sample` / `_beam_search` loops;
   `prepared_by_generate(generation_config)`: whether transformers' generate prepared a call;
   `enclosing_generate_arguments()`: the `streamer` / `assistant_model` that `GenerationMixin.generate`
@@ -46,6 +48,14 @@ from transformers.generation.logits_process import LogitsProcessorList
 from transformers.generation.stopping_criteria import StoppingCriteriaList
 
 from .attention import attention_families, attention_tap, can_prepare, prepare_families, tap_reports_queries
+from .compiling import (
+    AUTO_COMPILE_DEVICES,
+    auto_compiles,
+    compile_config_for,
+    compile_counters,
+    compiled_decode_forward,
+    loop_compiles,
+)
 from .decoding import (
     DecodingRules,
     apply_processors,
@@ -99,6 +109,7 @@ from .steps import (
 
 __all__ = [
     "ATTENTION_IMPLEMENTATIONS",
+    "AUTO_COMPILE_DEVICES",
     "CACHE_ARG",
     "FAMILIES",
     "MASK_CACHE_ARG",
@@ -123,11 +134,15 @@ __all__ = [
     "attention_families",
     "attention_tap",
     "attn_implementation",
+    "auto_compiles",
     "build_mask_dict",
     "cache_argument",
     "can_prepare",
     "check_decoding_mode",
     "check_release",
+    "compile_config_for",
+    "compile_counters",
+    "compiled_decode_forward",
     "enclosing_generate_arguments",
     "eos_token_ids",
     "generate_batch",
@@ -139,6 +154,7 @@ __all__ = [
     "kv_bytes_of_layer",
     "last_logits_only",
     "layer_types_and_windows",
+    "loop_compiles",
     "make_reencode_fn",
     "model_name",
     "normalize_cache_argument",

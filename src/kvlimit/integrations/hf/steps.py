@@ -67,6 +67,7 @@ class PlannedCache(Protocol):
     sliding_indices: list[int]
     columns_seen: int
     step_open: bool
+    hide_compileable: bool
 
     def prepare_step(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> Any: ...
 
@@ -133,7 +134,14 @@ def steer_generation(model: Any, cache: PlannedCache, spec: ModelSpec) -> Iterat
     )
 
     def prepare(input_ids: torch.Tensor, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        model_inputs = inner(input_ids, *args, **kwargs)
+        # transformers builds a 4D mask from a compileable cache's sizes here, before kvlimit has planned
+        # the step (the sizes are the plan's): the cache says it is not compileable meanwhile, and the
+        # mask it gives after planning replaces generate's
+        cache.hide_compileable = True
+        try:
+            model_inputs = inner(input_ids, *args, **kwargs)
+        finally:
+            cache.hide_compileable = False
         if model_inputs.get(CACHE_ARG) is not cache:
             raise RuntimeError(
                 f"{type(model).__name__}.prepare_inputs_for_generation replaced the bounded cache; "
