@@ -382,6 +382,7 @@ def test_info_text(tiny: TinyModel, bytes_per_token: int, capsys: pytest.Capture
     assert f"({bytes_per_token} bytes, float32, all layers)" in out
     assert f"{2**20 // bytes_per_token} tokens of cache" in out
     assert re.search(r"^chat template\s+no$", out, re.M)
+    assert re.search(r"^compile\s+yes: --compile / compile=True with sinks, window, knorm", out, re.M)
     assert "loaded" in err
 
 
@@ -396,6 +397,16 @@ def test_info_json(tiny: TinyModel, bytes_per_token: int, capsys: pytest.Capture
     assert facts["layers"] == 2
     assert facts["sliding_layers"] == 0
     assert facts["chat_template"] is True
+    assert facts["compile"]["supported"] is True and facts["compile"]["why"] is None
+
+
+def test_generate_compile_refuses_what_cannot_compile(
+    tiny: TinyModel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, *folder_args(tiny, "--compile", "--policy", "tova"))
+    assert code == 2
+    assert "compile=True" in err and "tova" in err and "sinks, window, knorm" in err
+    assert "Traceback" not in err
 
 
 def test_info_shows_sliding_layers(

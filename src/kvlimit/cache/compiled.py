@@ -35,10 +35,18 @@ def compile_blocker(cache: Any) -> str | None:
             f"policy {cache.policy.describe()} reads the attention through a tap torch.compile cannot trace "
             "yet; the policies that compile: sinks, window, knorm"
         )
-    model_type = getattr(cache.model_spec, "model_type", None)
+    return family_blocker(getattr(cache.model_spec, "model_type", None))
+
+
+def family_blocker(model_type: str | None) -> str | None:
+    """None if a family's forward compiles over a bounded cache, else why not."""
     if model_type in SEQ_LENGTH_READERS:
         return (
             f"{model_type}'s forward reads the cache's length as a host integer every step (it would "
             f"recompile per step); the families that read it so: {', '.join(SEQ_LENGTH_READERS)}"
         )
     return None
+
+
+#: The policies whose decode steps compile.
+COMPILING_POLICIES = ("sinks", "window", "knorm")

@@ -94,6 +94,12 @@ def register(subparsers: Any) -> None:
         "prompt", metavar="PROMPT", nargs="?", default=None, help="the prompt text; - reads it from stdin"
     )
     parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="compile the decode step (torch.compile, one graph, on any device; the first steps wait for the "
+        "compile); policies sinks, window and knorm, no --recall (kvlimit info says whether a model compiles)",
+    )
+    parser.add_argument(
         "--raw",
         action="store_true",
         help="send PROMPT as is, without the model's chat template (models without one always get it as is)",
@@ -681,6 +687,7 @@ def _decode(
             pad_token_id=run.loaded.tokenizer.pad_token_id,
             **decoding.kwargs,
             **_stop_tokenizer(args, run),
+            compile=True if getattr(args, "compile", False) else None,
         )
     except KeyboardInterrupt:
         out = None

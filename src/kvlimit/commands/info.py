@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from ..build import recall_families
+from ..cache.compiled import COMPILING_POLICIES, family_blocker
 from ..cache.quant import BITS, DEFAULT_KV_GROUP
 from ..cache.recall import BLOCK, block_for
 from ..clitools import CLIError, add_common_arguments, add_model_arguments, format_bytes, load_with_status
@@ -97,6 +98,7 @@ def run_info(args: argparse.Namespace) -> int:
         "context_length": context if isinstance(context, int) else None,
         "chat_template": loaded.is_instruct,
         "recall": _recall_facts(model, spec, args.recall),
+        "compile": _compile_facts(spec, sliding),
     }
     if args.json:
         print(json.dumps(facts))
@@ -129,6 +131,15 @@ def run_info(args: argparse.Namespace) -> int:
         rows.append(
             ("recall", f"not for {spec.model_type} here; --recall works with {', '.join(recall_families())}")
         )
+    compiles = facts["compile"]
+    if compiles["supported"]:
+        window = (
+            f"; a cache_limit above {compiles['limit_at_most']} does not" if compiles["limit_at_most"] else ""
+        )
+        rows.append(("compile", f"yes: --compile / compile=True with {', '.join(compiles['policies'])}, any "
+                     f"kv_dtype, no recall{window}"))  # fmt: skip
+    else:
+        rows.append(("compile", f"no: {compiles['why']}"))
     if facts["context_length"] is not None:
         full = facts["context_length"] * bytes_per_token
         rows.append(
@@ -144,6 +155,18 @@ def run_info(args: argparse.Namespace) -> int:
     for name, value in rows:
         print(f"{name:<{width}}{value}")
     return 0
+
+
+def _compile_facts(spec: ModelSpec, sliding: list[int | None]) -> dict[str, Any]:
+    """Whether this model's bounded decode step compiles (`kvlimit.cache.compiled`), and with what."""
+    why = family_blocker(spec.model_type)
+    windows = [w for w in sliding if w is not None]
+    return {
+        "supported": why is None,
+        "why": why,
+        "policies": list(COMPILING_POLICIES),
+        "limit_at_most": min(windows) if windows else None,
+    }
 
 
 def _recall_facts(model: Any, spec: ModelSpec, recall: int) -> dict[str, Any]:
