@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One GPU session's measurements, in priority order, each under its own time limit (the device tool
-# gives a session 15 minutes in all). Run from the repository root on the GPU machine, with `.whl`
+# gives a session 15 minutes in all; this script's default sections take about 8). Run from the repository root on the GPU machine, with `.whl`
 # carried: the wheels of transformers 5.25.0 and its new dependencies (that machine has 5.17, below
 # kvlimit's floor) and `.whl/smollm2`, the embedded model's tokenizer and config (its weights do not
 # fit the transfer, so the model here has SmolLM2-135M's shape and random bfloat16 weights; the
@@ -22,11 +22,23 @@ for name in glob.glob(".whl/smollm2/*"):
     if not name.endswith("config.json"):
         shutil.copy(name, "/tmp/smollm2-random/")
 EOF
-timeout 150 python3 benchmarks/gpu_checks.py --out "$OUT" 2>&1 | tee "$OUT/checks.log"
+# 1. The compiled decode step (issue "Compile once"): kvlimit compiled (CUDA graphs) against kvlimit
+#    eager, stock generate and transformers' StaticCache compiled at the same KV length, at batch 1, 16
+#    and 64, limits 128 and 1024 (the cudagraphs backend: seconds to compile; the graph replays are what
+#    a launch-bound step needs), then no host sync inside kvlimit's compiled steps. About 5 minutes.
+timeout 360 python3 benchmarks/compile_step.py --model /tmp/smollm2-random --device cuda --dtype bfloat16 \
+    --cache-limit 128,1024 --batch 1,16,64 --tokens 64 --rounds 3 --backend cudagraphs --sync-check \
+    --json "$OUT/compile-step.json" 2>&1 | tee "$OUT/compile-step.log"
+# 2. The same with inductor's kernels, at batch 16 and limit 1024 (minutes of compiling: last).
+[ -n "${INDUCTOR:-1}" ] && timeout 240 python3 benchmarks/compile_step.py --model /tmp/smollm2-random --device cuda \
+    --dtype bfloat16 --cache-limit 1024 --batch 16 --tokens 64 --rounds 3 --backend inductor --kv-dtype int8 \
+    --json "$OUT/compile-step-inductor.json" 2>&1 | tee "$OUT/compile-step-inductor.log"
+# Earlier sessions' measurements, when asked for (CHECKS=1, WORKLOAD=1, RECALL_SPEED=1).
+[ -n "${CHECKS:-}" ] && timeout 150 python3 benchmarks/gpu_checks.py --out "$OUT" 2>&1 | tee "$OUT/checks.log"
 # generate_batch is left out: on this machine it looks for flash-attention kernels on the Hub
 # (offline here) and did not finish within 240 s in the first session
-timeout 180 python3 -m kvlimit throughput --workloads a --num-prompts 16 --max-new-tokens 256 --memory 64MiB \
-    --cache-limit 128 --systems continuous,static,stock \
+[ -n "${WORKLOAD:-}" ] && timeout 180 python3 -m kvlimit throughput --workloads a --num-prompts 16 --max-new-tokens 256 \
+    --memory 64MiB --cache-limit 128 --systems continuous,static,stock \
     --model /tmp/smollm2-random --device cuda --json "$OUT/workload-a.json" --plot "$OUT/workload-a.png" 2>&1 \
     | tee "$OUT/workload-a.log"
 [ -n "${RECALL_SPEED:-}" ] && timeout 100 python3 benchmarks/recall_speed.py --model /tmp/smollm2-random --device cuda --limits 1024 \

@@ -13,6 +13,11 @@ end of the run they hold `2 x 8 x tokens` bytes per row, part of the RSS growth.
 
     python benchmarks/soak.py                      # 100,000 tokens, limit 64, about 5 minutes on 2 cores
     python benchmarks/soak.py --tokens 20000 --json soak.json --plot soak.png
+    python benchmarks/soak.py --compile            # the compiled decode step in kvlimit's own loop
+
+With `--compile` the decode step is compiled (inductor, fullgraph) and runs in kvlimit's own loop,
+whose token buffer is allocated once: nothing grows with the text. The model forward is inside the
+compiled step there, so it is not timed apart.
 
 The tests run `soak(...)` on fewer tokens (`tests/test_soak.py`, marked slow).
 """
@@ -32,6 +37,7 @@ import numpy as np
 import psutil
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, StoppingCriteria, StoppingCriteriaList
+from transformers.generation.configuration_utils import CompileConfig
 
 import kvlimit
 
@@ -59,6 +65,8 @@ class SoakResult:
     forward_late_ms: float
     forward_late_over_early: float
     loop_bytes_end: int
+    compiled: bool = False
+    recompiles: int = 0
     rss_samples: list[tuple[int, float]] = field(default_factory=list)
     latency_buckets: list[tuple[int, float]] = field(default_factory=list)
 
@@ -93,7 +101,12 @@ def tiny_llama(seed: int = 0) -> LlamaForCausalLM:
 
 
 def soak(
-    tokens: int = 100_000, cache_limit: int = 64, *, warmup: int = 5_000, window: int = 5_000
+    tokens: int = 100_000,
+    cache_limit: int = 64,
+    *,
+    warmup: int = 5_000,
+    window: int = 5_000,
+    compile: bool = False,
 ) -> SoakResult:
     """Generate `tokens` new tokens in one call and measure (see the module docstring)."""
     if not 0 < warmup < tokens or not 0 < window <= tokens - warmup:
@@ -112,8 +125,15 @@ def soak(
         forwards[done[0]] = time.perf_counter() - started[0]
         done[0] += 1
 
-    model.register_forward_pre_hook(before)
-    model.register_forward_hook(after)
+    if not compile:  # a compiled step holds the forward: it cannot be timed apart
+        model.register_forward_pre_hook(before)
+        model.register_forward_hook(after)
+    compiling: dict[str, Any] = {"compile": False}
+    if compile:
+        compiling = dict(
+            compile=True, compile_config=CompileConfig(fullgraph=True, dynamic=False, mode="default")
+        )
+        torch._dynamo.utils.counters.clear()
     prompt = torch.tensor([[5, 6, 7, 8]])
     config = kvlimit.LimitConfig.create(cache_limit)
     cache = kvlimit.build_cache(model, config, max_length=prompt.shape[1] + tokens)
@@ -122,13 +142,15 @@ def soak(
     with torch.no_grad():
         kvlimit.generate(model, input_ids=prompt, attention_mask=torch.ones_like(prompt), cache_limit=cache_limit,
                          cache=cache, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=True, top_k=50,
-                         stopping_criteria=StoppingCriteriaList([watch]))  # fmt: skip
+                         stopping_criteria=StoppingCriteriaList([watch]), **compiling)  # fmt: skip
     seconds = time.perf_counter() - start
     latency = np.diff(watch.times[: watch.count]) * 1000.0  # latency[i]: the step that made token i + 1
     early = latency[warmup : warmup + window]
     late = latency[-window:]
     forward_ms = forwards[1 : watch.count] * 1000.0  # forward i + 1 made token i + 1 (0: the prompt)
     forward_early, forward_late = forward_ms[warmup : warmup + window], forward_ms[-window:]
+    if compile:
+        forward_early = forward_late = np.full(1, np.nan)
     after_warmup = next(rss for count, rss in watch.rss if count >= warmup)
     size = max(1, len(latency) // 50)
     buckets = [(i + size // 2, float(np.median(latency[i : i + size]))) for i in range(0, len(latency), size)]
@@ -149,15 +171,18 @@ def soak(
         forward_early_ms=float(statistics.median(forward_early)),
         forward_late_ms=float(statistics.median(forward_late)),
         forward_late_over_early=float(statistics.median(forward_late) / statistics.median(forward_early)),
-        loop_bytes_end=2 * 8 * (prompt.shape[1] + watch.count),
+        loop_bytes_end=0 if compile else 2 * 8 * (prompt.shape[1] + watch.count),
+        compiled=compile,
+        recompiles=kvlimit.integrations.hf.compile_counters()["recompiles"] if compile else 0,
         rss_samples=watch.rss,
         latency_buckets=buckets,
     )
 
 
 def report(result: SoakResult) -> list[str]:
-    return [
-        f"soak: {result.tokens} new tokens in one generate call, cache_limit {result.cache_limit}, "
+    how = "compiled decode step, kvlimit's loop" if result.compiled else "eager, transformers' loop"
+    lines = [
+        f"soak: {result.tokens} new tokens in one generate call, cache_limit {result.cache_limit}, {how}, "
         f"{result.seconds:.0f} s ({result.tokens / result.seconds:.0f} tokens/s)",
         f"cache bytes: {result.cache_bytes_min} .. {result.cache_bytes_max} "
         f"({'constant' if result.cache_bytes_min == result.cache_bytes_max else 'CHANGED'})",
@@ -166,6 +191,11 @@ def report(result: SoakResult) -> list[str]:
         f"step latency, median: {result.early_median_ms:.3f} ms (tokens {result.warmup_tokens}.."
         f"{result.warmup_tokens + result.window}) vs {result.late_median_ms:.3f} ms (last {result.window}): "
         f"late / early {result.late_over_early:.3f}",
+    ]
+    if result.compiled:
+        return [*lines, f"  recompiles during the run: {result.recompiles}"]
+    return [
+        *lines,
         f"  of which the model forward: {result.forward_early_ms:.3f} ms vs {result.forward_late_ms:.3f} ms "
         f"({result.forward_late_over_early:.3f}); the rest of the step (transformers' loop, kvlimit's planning): "
         f"{result.early_median_ms - result.forward_early_ms:.3f} ms vs {result.late_median_ms - result.forward_late_ms:.3f} ms",
@@ -201,8 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=int, default=5_000)
     parser.add_argument("--json", metavar="FILE", default=None)
     parser.add_argument("--plot", metavar="FILE.png", default=None)
+    parser.add_argument("--compile", action="store_true", help="compile the decode step (kvlimit's own loop)")
     args = parser.parse_args(argv)
-    result = soak(args.tokens, args.cache_limit, warmup=args.warmup, window=args.window)
+    result = soak(args.tokens, args.cache_limit, warmup=args.warmup, window=args.window, compile=args.compile)
     print("\n".join(report(result)))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(asdict(result), indent=1) + "\n", encoding="utf-8")

@@ -339,3 +339,31 @@ def test_cli_registers_bench() -> None:
     assert bench_command in cli.SUBCOMMANDS
     args = parser.parse_args(["bench", "--tokens", "100", "--json"])
     assert args.handler is bench_command.run and args.json == "-"
+
+
+def test_command_compile_times_the_compiled_step(
+    model_folder: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--compile`: kvlimit's runs and its interleaved steps go through the compiled step (the graph-only
+    backend here, as in tests/test_compile.py); the cache is the same, its bytes exactly the limit's."""
+    from transformers.generation.configuration_utils import CompileConfig
+
+    from kvlimit.bench import runner
+
+    made = []
+
+    def graph_only(given: Any, device: Any) -> Any:
+        made.append(device)
+        config = CompileConfig(backend="aot_eager", fullgraph=True, dynamic=False, mode="default")
+        config._compile_all_devices = True
+        return config
+
+    monkeypatch.setattr(runner, "compile_config_for", graph_only)
+    torch._dynamo.reset()
+    args = _parser().parse_args(_bench_args(model_folder, "--json", "--compile"))
+    assert args.handler(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["settings"]["compile"] is True and made
+    run = data["runs"]["kvlimit-sinks"]
+    assert run["cache"]["final_stored_tokens"] == 12 and run["tokens"] == 20
+    assert data["ratios"]["kvlimit-sinks"]["cache_bytes_exact"] is True

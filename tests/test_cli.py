@@ -382,7 +382,9 @@ def test_info_text(tiny: TinyModel, bytes_per_token: int, capsys: pytest.Capture
     assert f"({bytes_per_token} bytes, float32, all layers)" in out
     assert f"{2**20 // bytes_per_token} tokens of cache" in out
     assert re.search(r"^chat template\s+no$", out, re.M)
-    assert re.search(r"^compile\s+yes: --compile / compile=True with sinks, window, knorm", out, re.M)
+    assert re.search(
+        r"^compile\s+yes: --compile / compile=True with every policy \(sinks, window, knorm, tova", out, re.M
+    )
     assert "loaded" in err
 
 
@@ -403,9 +405,9 @@ def test_info_json(tiny: TinyModel, bytes_per_token: int, capsys: pytest.Capture
 def test_generate_compile_refuses_what_cannot_compile(
     tiny: TinyModel, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = run(capsys, *folder_args(tiny, "--compile", "--policy", "tova"))
+    code, _, err = run(capsys, *folder_args(tiny, "--compile", "--recall", "4"))
     assert code == 2
-    assert "compile=True" in err and "tova" in err and "sinks, window, knorm" in err
+    assert "compile=True" in err and "recall" in err and "recall=0 to compile" in err
     assert "Traceback" not in err
 
 

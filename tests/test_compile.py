@@ -1,32 +1,46 @@
 """Compiled decode steps: a bounded cache with static shapes under torch.compile equals eager decoding.
 
-Oracles: the same call with `compile=False` (token for token, greedy, seeded sampling and beams,
-left-padded batches, runs of several times the limit: fill, first eviction, ring wrap); torch.compile
-with `fullgraph=True` (a graph break fails the call) and `torch._dynamo.config.error_on_recompile`
-after warm-up (a later call with other lengths compiles nothing new). The tests compile with the
-`aot_eager` backend: dynamo captures the whole graph exactly as inductor would be given it, without
-spending a C++ compile per case on a 2-core CPU; the benchmarks compile with inductor.
+Oracles: the same call with `compile=False` (transformers' own loop, the cache's dynamic decode step),
+token for token: greedy, seeded sampling and beams, left-padded batches, runs of three times the
+limit (fill, first eviction, ring wrap; a RoPE sink rebase, a per-layer re-rank and a learned-position
+re-encode where a test makes them due); torch.compile with `fullgraph=True` (a graph break fails the
+call); torch._dynamo's counters (one graph, no recompile) and `error_on_recompile` after warm-up (a
+later call with other lengths compiles nothing new); a count of the operations that read the device
+on the host in every step; the addresses of every state tensor a captured step reads. The tests
+compile with the `aot_eager` backend: dynamo captures the whole graph exactly as inductor would be
+given it, without spending a C++ compile per case on a 2-core CPU; one test and the benchmarks
+compile with inductor.
 """
 
 import logging
 
 import pytest
 import torch
+from torch.overrides import TorchFunctionMode
+from transformers import TextIteratorStreamer
 from transformers.generation.configuration_utils import CompileConfig
+from transformers.generation.streamers import BaseStreamer
 
 import kvlimit
 from kvlimit.cache.compiled import SEQ_LENGTH_READERS
+from kvlimit.integrations.hf import compile_counters
 
-from .helpers import FAMILIES, SLIDING_WINDOW, left_padded, make_model, output_cache
+from .helpers import FAMILIES, SLIDING_WINDOW, TinyModel, build_tiny, left_padded, make_model, output_cache
 
 #: run on every supported transformers release (scripts/test-releases.sh)
 pytestmark = pytest.mark.oracle
 
 LIMIT = 16
-#: families that compile (the others: their own sliding layers at this limit, or a host length read)
-COMPILING = [
-    f for f in FAMILIES if f not in SEQ_LENGTH_READERS and f not in ("mistral", "gemma2", "gemma3_text")
-]
+#: families with their own sliding-window layers (window SLIDING_WINDOW < LIMIT: kept, as rings when static)
+SLIDING = ("mistral", "gemma2", "gemma3_text")
+#: every family transformers compiles with its StaticCache
+COMPILING = [f for f in FAMILIES if f not in SEQ_LENGTH_READERS]
+
+
+def _reset_counters() -> None:
+    """Forget what was compiled and torch._dynamo's counters (they count for the whole process)."""
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
 
 
 def _graph_only() -> CompileConfig:
@@ -35,7 +49,8 @@ def _graph_only() -> CompileConfig:
 
 def _both(model, compile_config=None, **kwargs):
     ids, mask = left_padded(model)
-    common = dict(input_ids=ids, attention_mask=mask, cache_limit=LIMIT, pad_token_id=0, **kwargs)
+    common = dict(input_ids=ids, attention_mask=mask, pad_token_id=0, **kwargs)
+    common.setdefault("cache_limit", LIMIT)
     common.setdefault("max_new_tokens", 3 * LIMIT)
     torch.manual_seed(0)
     eager = kvlimit.generate(model, **common, compile=False)
@@ -51,20 +66,53 @@ def test_compiled_greedy_equals_eager(family):
     assert torch.equal(compiled, eager)
 
 
+@pytest.mark.parametrize("family", SLIDING)
+def test_sliding_families_compile_when_every_layer_is_bounded(family):
+    """A limit no larger than the model's own window bounds every layer."""
+    eager, compiled = _both(make_model(family), do_sample=True, cache_limit=SLIDING_WINDOW, max_new_tokens=30)
+    assert torch.equal(compiled, eager)
+
+
+@pytest.mark.parametrize(
+    ("family", "options"),
+    [
+        ("gemma3_text", dict(do_sample=True, top_p=0.8)),
+        ("mistral", dict(num_beams=2, do_sample=False)),
+        ("gemma2", dict(do_sample=False, policy="knorm")),  # re-ranks: the rings' keys move too
+        ("gemma3_text", dict(do_sample=False, policy="tova", kv_dtype="int8")),
+    ],
+)
+def test_the_models_own_sliding_layers_as_rings(family, options):
+    """Above the model's window its sliding layers stay its own, in static form as rings: one graph."""
+    _reset_counters()
+    eager, compiled = _both(make_model(family), **options)
+    assert torch.equal(compiled, eager)
+    assert compile_counters()["graphs"] == 1
+
+
 @pytest.mark.parametrize(
     ("family", "options"),
     [
         ("llama", dict(do_sample=True, top_k=20, temperature=0.9)),
-        ("gpt_neox", dict(do_sample=True, top_p=0.9)),
+        ("gpt_neox", dict(do_sample=True, top_p=0.9, repetition_penalty=1.3)),
         ("llama", dict(num_beams=3, do_sample=False)),
         ("phi", dict(num_beams=2, do_sample=True)),
         ("llama", dict(do_sample=False, policy="window")),
-        ("qwen3", dict(do_sample=False, policy="knorm")),
+        ("qwen3", dict(do_sample=False, policy="knorm")),  # re-ranked at 2 x the limit
         ("falcon_alibi", dict(do_sample=True, policy="knorm")),
+        ("llama", dict(do_sample=True, policy="tova")),
+        ("gpt2", dict(do_sample=False, policy="tova")),
+        ("qwen2", dict(do_sample=False, policy="h2o", n_recent=4)),
+        ("llama", dict(do_sample=False, policy="snapkv", decode_policy="tova")),
+        ("bloom", dict(do_sample=False, policy="h2o")),  # ALiBi: ordered slots; attention through hooks
+        ("gptj", dict(do_sample=True, policy="snapkv")),
+        ("llama", dict(num_beams=2, do_sample=False, policy="tova")),
         ("llama", dict(do_sample=False, kv_dtype="int8")),
         ("llama", dict(do_sample=True, kv_dtype="int4")),
         ("gptj", dict(do_sample=False, kv_dtype="fp8")),
+        ("qwen3", dict(do_sample=False, kv_dtype="int8", policy="h2o")),
         ("gpt2", dict(do_sample=False, max_new_tokens=120)),  # past the 96-position table: re-encodes
+        ("opt", dict(do_sample=False, positions="clamp", max_new_tokens=120)),
     ],
 )
 def test_compiled_modes_and_options_equal_eager(family, options):
@@ -72,16 +120,134 @@ def test_compiled_modes_and_options_equal_eager(family, options):
     assert torch.equal(compiled, eager)
 
 
-def test_one_graph_and_no_recompile_after_warm_up():
+def test_a_rebase_inside_a_compiled_run():
+    """The host part of a static step rebases RoPE positions when due, outside the captured step."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(cache_limit=LIMIT)
+    runs = []
+    for compile in (False, True):
+        cache = kvlimit.build_cache(model, config, rows=2, rebase_after=24)
+        torch._dynamo.reset()
+        ids, mask = left_padded(model)
+        out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache=cache, max_new_tokens=60,
+                               pad_token_id=0, do_sample=False, compile=compile,
+                               compile_config=_graph_only() if compile else None)  # fmt: skip
+        runs.append(out)
+        assert cache.stats["rebases"] >= 2
+    assert torch.equal(runs[0], runs[1])
+
+
+def test_outputs_scores_and_streams_as_transformers_loop():
+    """kvlimit's own loop gives what transformers' `_sample` gives: sequences, scores, logits, the cache
+    and the streamed tokens."""
     model = make_model("llama")
     ids, mask = left_padded(model)
-    kwargs = dict(attention_mask=mask, cache_limit=LIMIT, pad_token_id=0, do_sample=False, compile=True)
-    torch._dynamo.reset()
-    kvlimit.generate(model, input_ids=ids, max_new_tokens=2 * LIMIT, compile_config=_graph_only(), **kwargs)
+    streams = []
+
+    class Collect(BaseStreamer):
+        def __init__(self):
+            self.tokens = []
+
+        def put(self, value):
+            self.tokens.append(value.tolist())
+
+        def end(self):
+            self.tokens.append("end")
+
+    outs = []
+    for compile in (False, True):
+        streamer = Collect()
+        torch.manual_seed(3)
+        options = dict(
+            do_sample=True, top_k=30, return_dict_in_generate=True, output_scores=True, output_logits=True
+        )
+        out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=40,
+                               pad_token_id=0, streamer=streamer, compile=compile,
+                               compile_config=_graph_only() if compile else None, **options)  # fmt: skip
+        outs.append(out)
+        streams.append(streamer.tokens)
+    eager, compiled = outs
+    assert torch.equal(eager.sequences, compiled.sequences)
+    for name in ("scores", "logits"):
+        assert len(getattr(eager, name)) == len(getattr(compiled, name)) == 40
+        for a, b in zip(getattr(eager, name), getattr(compiled, name), strict=True):
+            torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    assert isinstance(output_cache(compiled), kvlimit.BoundedCache)
+    assert output_cache(compiled).static_shapes
+    assert streams[0] == streams[1]
+
+
+def test_ends_at_end_of_sequence_and_pads_as_transformers():
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    # the token greedy search makes fourth in row 0 ends the sequence there; row 1 runs on, then pads
+    probe = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=4,
+                             pad_token_id=0, do_sample=False)  # fmt: skip
+    eos = int(probe[0, -1])
+    eager, compiled = _both(model, do_sample=False, eos_token_id=eos)
+    assert torch.equal(compiled, eager)
+    prompt = ids.shape[1]
+    assert int(compiled[0, prompt + 3]) == eos
+    assert bool((compiled[0, prompt + 4 :] == 0).all())  # row 0 pads after its end
+
+
+_SYNCS = {
+    torch.Tensor.item, torch.Tensor.tolist, torch.Tensor.__bool__, torch.Tensor.__int__, torch.Tensor.__float__,
+    torch.Tensor.__index__, torch.Tensor.numpy, torch.nonzero, torch.Tensor.nonzero, torch.masked_select,
+    torch.Tensor.masked_select, torch.unique,
+}  # fmt: skip
+
+
+class _HostReads(TorchFunctionMode):
+    """Counts the operations that read a tensor's values on the host (a synchronisation on a device),
+    boolean-mask indexing included."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func in _SYNCS or (func is torch.Tensor.__getitem__ and _bool_index(args[1])):
+            self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def _bool_index(index):
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, torch.Tensor) and p.dtype == torch.bool for p in parts)
+
+
+@pytest.mark.parametrize(
+    "options", [dict(do_sample=False), dict(do_sample=True, policy="tova", kv_dtype="int8")]
+)
+def test_one_host_read_per_step(options):
+    """A compiled decode step reads nothing on the host (fullgraph would fail on it); the loop around it
+    reads one value per step: whether to stop."""
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    kwargs = dict(input_ids=ids, attention_mask=mask, cache_limit=LIMIT, pad_token_id=0, compile=True,
+                  compile_config=_graph_only(), **options)  # fmt: skip
+    _reset_counters()
+    counts = {}
+    for new_tokens in (40, 40, 140):  # the first compiles (under the counting mode: no recompile later)
+        with _HostReads() as reads:
+            kvlimit.generate(model, **kwargs, max_new_tokens=new_tokens)
+        counts[new_tokens] = reads.count  # the second 40: warm
+    assert counts[140] - counts[40] == 100
+    assert compile_counters()["graphs"] == 1
+
+
+def test_one_graph_no_recompile_over_2000_tokens_and_a_later_call():
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    kwargs = dict(attention_mask=mask, cache_limit=LIMIT, pad_token_id=0, do_sample=True, compile=True)
+    _reset_counters()
+    kvlimit.generate(model, input_ids=ids, max_new_tokens=2000, compile_config=_graph_only(), **kwargs)
+    counted = compile_counters()
+    assert (counted["graphs"], counted["breaks"], counted["recompiles"]) == (1, 0, 0)
     # warm: another length of run and of prompt, the same batch, limit and dtype, compiles nothing new
     longer = torch.cat((ids, ids[:, -3:]), dim=1)
-    longer_mask = torch.cat((mask, torch.ones_like(mask[:, -3:])), dim=1)
-    kwargs["attention_mask"] = longer_mask
+    kwargs["attention_mask"] = torch.cat((mask, torch.ones_like(mask[:, -3:])), dim=1)
     with torch._dynamo.config.patch(error_on_recompile=True):
         out = kvlimit.generate(
             model, input_ids=longer, max_new_tokens=5 * LIMIT, compile_config=_graph_only(),
@@ -90,6 +256,28 @@ def test_one_graph_and_no_recompile_after_warm_up():
     cache = output_cache(out)
     assert cache.static_shapes and cache.is_compileable
     assert max(cache.stored_tokens()) == LIMIT
+
+
+@pytest.mark.parametrize(
+    ("family", "options"),
+    [("qwen3", dict(policy="knorm", kv_dtype="int4")), ("gemma2", dict(num_beams=2, policy="h2o"))],
+)
+def test_state_keeps_its_addresses(monkeypatch, family, options):
+    """Every tensor a captured step reads or writes keeps its address from the first step to the last
+    (a CUDA graph reads them in place), through re-ranks and beam reorders."""
+    model = make_model(family)
+    seen = []
+    original = kvlimit.BoundedCache.open_static_step
+
+    def recording(self):
+        static = original(self)
+        seen.append([t.data_ptr() for t in self.state_tensors()])
+        return static
+
+    monkeypatch.setattr(kvlimit.BoundedCache, "open_static_step", recording)
+    _both(model, do_sample=False, max_new_tokens=4 * LIMIT, **options)
+    assert len(seen) > 3 * LIMIT
+    assert all(ptrs == seen[0] for ptrs in seen)
 
 
 def test_inductor_compiles_and_equals_eager():
@@ -107,17 +295,13 @@ def test_inductor_compiles_and_equals_eager():
     ("family", "options", "named"),
     [
         ("llama", dict(recall=4), "recall"),
-        ("llama", dict(policy="tova"), "tova"),
-        ("llama", dict(policy="h2o"), "h2o"),
-        ("bloom", {}, "bloom"),
-        ("mistral", {}, "sliding-window"),
+        ("mpt", {}, "mpt"),
     ],
 )
 def test_what_cannot_compile_says_why(family, options, named, caplog):
     model = make_model(family)
     ids, mask = left_padded(model)
-    limit = SLIDING_WINDOW + 8 if family == "mistral" else LIMIT
-    kwargs = dict(input_ids=ids, attention_mask=mask, cache_limit=limit, max_new_tokens=4, do_sample=False,
+    kwargs = dict(input_ids=ids, attention_mask=mask, cache_limit=LIMIT, max_new_tokens=4, do_sample=False,
                   pad_token_id=0, **options)  # fmt: skip
     with pytest.raises(ValueError, match=named):
         kvlimit.generate(model, **kwargs, compile=True)
@@ -138,3 +322,21 @@ def test_cpu_default_stays_eager_and_compile_is_checked():
         kvlimit.generate(model, input_ids=ids, cache_limit=LIMIT, max_new_tokens=2, compile="yes")
     with pytest.raises(ValueError, match="compile needs cache_limit"):
         kvlimit.generate(model, input_ids=ids, max_new_tokens=2, compile=True)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> TinyModel:
+    return build_tiny(tmp_path_factory.mktemp("tiny"))
+
+
+def test_text_streamer_with_a_compiled_run(tiny):
+    """A streamer that decodes text on the host works in kvlimit's loop as in transformers'."""
+    inputs = tiny.tokenizer(["the quick brown fox"], return_tensors="pt")
+    texts = []
+    for compile in (False, True):
+        streamer = TextIteratorStreamer(tiny.tokenizer)
+        kvlimit.generate(tiny.model, **inputs, cache_limit=LIMIT, max_new_tokens=40, do_sample=False,
+                         streamer=streamer, compile=compile, compile_config=_graph_only() if compile else None)  # fmt: skip
+        texts.append("".join(streamer))
+    assert texts[0] == texts[1]
+    assert texts[0].startswith("the quick brown fox")

@@ -99,7 +99,7 @@ def _check_step(model, cache, logits, tokens_per_row, atol, trace, relative=None
     (`atol` None: no check; `relative`: within that fraction of the logits' scale instead); the step's
     recalled columns and logits are appended to `trace`."""
     layer = cache.bounded_indices[0]
-    recalled = cache.last_recalled.get(layer)
+    recalled = cache.recall_hook.last_recalled.get(layer)
     trace.append((None if recalled is None else [t.clone() for t in recalled], logits.clone()))
     if atol is None and relative is None:
         return recalled is not None
@@ -138,7 +138,7 @@ def assert_recall_depth1(
                                         **settings)  # fmt: skip
     ids, mask = left_padded(model, lengths=(5, 11))
     cache = kvlimit.build_cache(model, config, rows=2, rebase_after=24, recall_block=block)
-    cache.record_recalled = True
+    cache.recall_hook.record_recalled = True
     tokens = [ids[row][mask[row].bool()].tolist() for row in range(2)]
     recalled_steps = 0
     for start in range(0, ids.shape[1], chunk):  # the prompt in chunks (the last query of each is checked)
@@ -209,7 +209,7 @@ def test_depth1_with_grouped_heads_choosing_apart():
     """Four query heads over two KV heads: each KV head picks its own blocks (they differ in some step)."""
     model = _model("llama", num_layers=1, num_attention_heads=4, num_key_value_heads=2)
     cache, _ = assert_recall_depth1(model, "sinks", steps=10)
-    index, _ = cache.last_recalled[0]
+    index, _ = cache.recall_hook.last_recalled[0]
     assert index.shape[1] == 2
 
 

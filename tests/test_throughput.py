@@ -81,3 +81,32 @@ def test_workloads_give_every_system_the_same_bytes(tmp_path) -> None:
     assert any("kvlimit continuous" in line for line in workload_lines(result))
     plot_workloads(result, str(tmp_path / "w.png"))
     assert (tmp_path / "w.png").stat().st_size > 10_000
+
+
+def test_compile_runs_the_compiled_step_and_is_refused_with_workloads(tmp_path, capsys, monkeypatch) -> None:
+    import torch
+    from transformers.generation.configuration_utils import CompileConfig
+
+    from kvlimit.integrations import hf
+
+    from .helpers import build_tiny
+
+    def graph_only(given, device):
+        config = CompileConfig(backend="aot_eager", fullgraph=True, dynamic=False, mode="default")
+        config._compile_all_devices = True
+        return config
+
+    monkeypatch.setattr(hf, "compile_config_for", graph_only)
+    torch._dynamo.reset()
+    tiny = build_tiny(tmp_path)
+    out = tmp_path / "t.json"
+    assert cli.main(["throughput", "--model", str(tiny.folder), "--memory", "64KiB", "--tokens", "12",
+                     "--cache-limit", "8", "--compile", "--json", str(out), "--quiet"]) == 0  # fmt: skip
+    data = json.loads(out.read_text())
+    assert data["settings"]["compile"] is True
+    run = next(r for r in data["runs"] if r["name"] == "kvlimit-sinks@8")
+    assert run["cache_bytes"] == run["batch"] * 8 * kvlimit.kv_bytes_per_token(tiny.model)
+    assert (
+        cli.main(["throughput", "--model", str(tiny.folder), "--workloads", "a", "--compile", "--quiet"]) == 2
+    )
+    assert "--compile does not apply to --workloads" in capsys.readouterr().err

@@ -49,6 +49,7 @@ from .cache.compiled import compile_blocker
 from .config import LimitConfig, argument_names
 from .forward import prefill, prefill_chunk
 from .integrations import hf
+from .loop import LoopRules, loop_refusal, run_loop
 from .policies import EvictionPolicy
 
 logger = logging.getLogger(__name__)
@@ -251,12 +252,17 @@ class BoundedDecoding:
             model_kwargs["attention_mask"] = torch.ones_like(input_ids)
         logger.info("kvlimit: %s, %d rows, %s, %d slots allocated%s", cache.config.describe(), rows, spec.scheme,
                     cache.slots, f", prefill in chunks of {chunk}" if chunk else "")  # fmt: skip
+        own_loop = self._own_loop(cache, mode, generation_config, model_kwargs)
         with (
             hf.steer_generation(model, cache, spec),
-            self._compiled_loop(model, cache, mode, generation_config),
+            self._compiled_forward(model, cache, mode, generation_config, own_loop),
         ):
             if chunk is not None:
                 prefill(model, cache, input_ids, model_kwargs["attention_mask"], chunk)
+            if own_loop:
+                step = hf.CompiledDecodeStep(model, cache, spec, generation_config.compile_config)
+                rules = LoopRules(logits_processor, stopping_criteria, generation_config, self.streamer)
+                return run_loop(model, cache, input_ids, model_kwargs["attention_mask"], rules, step)
             return run(generation_config, self.streamer, model_kwargs)
 
     def _compiling(self, cache: BoundedCache, device: torch.device, generation_config: Any) -> Any:
@@ -279,11 +285,24 @@ class BoundedDecoding:
         return generation_config
 
     @staticmethod
-    def _compiled_loop(
-        model: Any, cache: BoundedCache, mode: Any, generation_config: Any
+    def _own_loop(
+        cache: BoundedCache, mode: Any, generation_config: Any, model_kwargs: dict[str, Any]
+    ) -> bool:
+        """Whether kvlimit's own loop runs this compiled call (greedy search and sampling), else why not,
+        in one log line (transformers' loop then compiles the forward itself)."""
+        if not cache.static_shapes or not hf.loop_compiles(mode):
+            return False
+        refusal = loop_refusal(generation_config, model_kwargs)
+        if refusal is not None:
+            logger.info("kvlimit: compiled forward in transformers' loop: %s", refusal)
+        return refusal is None
+
+    @staticmethod
+    def _compiled_forward(
+        model: Any, cache: BoundedCache, mode: Any, generation_config: Any, own_loop: bool
     ) -> contextlib.AbstractContextManager[None]:
-        """Compile the decode forwards of a loop that does not compile them itself (beam search)."""
-        if not cache.static_shapes or hf.loop_compiles(mode):
+        """Compile the decode forwards of a transformers loop that does not compile them itself (beam search)."""
+        if not cache.static_shapes or own_loop or hf.loop_compiles(mode):
             return contextlib.nullcontext()
 
         def is_decode() -> bool:

@@ -177,6 +177,12 @@ def _add_measurement_arguments(runs: argparse._ArgumentGroup) -> None:
     runs.add_argument(
         "--threads", type=int, metavar="N", default=None, help="torch intra-op threads (default: torch's own)"
     )
+    runs.add_argument(
+        "--compile",
+        action="store_true",
+        help="compile kvlimit's decode step (torch.compile, one graph; the warm-up waits for the compile, no "
+        "timed run does); the interleaved block then times the compiled step",
+    )
 
 
 def _add_result_arguments(parser: argparse.ArgumentParser) -> None:
@@ -243,6 +249,7 @@ def settings_from_args(args: argparse.Namespace) -> BenchSettings:
         recompute_steps=args.recompute_steps,
         run_stock=not args.no_stock,
         keep_raw=args.raw,
+        compile=args.compile,
     )
     try:
         settings.check()

@@ -64,6 +64,7 @@ from ..generation import generate
 from ..integrations.hf import (
     attn_implementation,
     cache_argument,
+    compile_config_for,
     inspect_model,
     last_logits_only,
     model_name,
@@ -126,6 +127,8 @@ class BenchSettings:
         rss_interval_s: RSS sampling period.
         keep_raw: also return every token's latency (`runs[name]["latency_ms"]`).
         seed: seeds the default prompt and the interleaved block's token ids.
+        compile: kvlimit's decode steps compiled (`kvlimit.generate(compile=True)`, inductor, one graph);
+            the warm-up compiles, so no timed run waits for it.
         extra: more entries for the result's `settings` (the command adds the model's source).
     """
 
@@ -146,7 +149,14 @@ class BenchSettings:
     rss_interval_s: float = 0.01
     keep_raw: bool = False
     seed: int = 0
+    compile: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def compiling(self, device: torch.device) -> dict[str, Any]:
+        """`kvlimit.generate`'s compile arguments for kvlimit's runs on `device`."""
+        if not self.compile:
+            return {"compile": False}
+        return {"compile": True, "compile_config": compile_config_for(None, device)}
 
     def policy(self, name: str) -> EvictionPolicy:
         """The policy of variant `name` ("sinks", "sinks:int8", "sinks+recall64") with the
@@ -347,6 +357,7 @@ def _warm_up(model: Any, prompt: torch.Tensor, settings: BenchSettings) -> None:
             cache_limit=settings.cache_limit,
             policy=settings.policy(settings.policies[0]),
             **_generate_kwargs(model, tokens),
+            **settings.compiling(prompt.device),
         )
         if settings.run_stock:
             model.generate(input_ids=prompt, attention_mask=mask, **_generate_kwargs(model, tokens))
@@ -481,6 +492,7 @@ def _call_generate(
         **cache_argument(cache),  # the cache carries its LimitConfig
         stopping_criteria=StoppingCriteriaList([clock]),
         **kwargs,
+        **settings.compiling(prompt.device),
     )
 
 
@@ -585,9 +597,12 @@ def _steppers(
     steppers: dict[str, Stepper] = {}
     for policy in settings.policies:
         config = settings.config(policy)
-        steppers[f"kvlimit-{policy}"] = KvlimitStepper(model, config, fill[:, : limit + 8], step_ids)
+        compiled = settings.compiling(fill.device).get("compile_config")
+        steppers[f"kvlimit-{policy}"] = KvlimitStepper(
+            model, config, fill[:, : limit + 8], step_ids, compiled
+        )
         if far_steps:
-            steppers[f"kvlimit-{policy}@T"] = KvlimitStepper(model, config, fill[:, :far], step_ids)
+            steppers[f"kvlimit-{policy}@T"] = KvlimitStepper(model, config, fill[:, :far], step_ids, compiled)
     steppers["stock"] = StockStepper(model, fill[:, : limit - 1], step_ids, extra)
     if far_steps and settings.run_stock:
         steppers["stock@T"] = StockStepper(model, fill[:, : far - 1], step_ids, extra)

@@ -4,7 +4,8 @@ Contract: a `Stepper` is built with its cache already filled (untimed); `prepare
 state the next step must start from (untimed), `step()` is exactly one decode step. `timed(stepper,
 device)` runs `prepare`, then `step` between two device syncs, and returns the step's milliseconds.
 - `KvlimitStepper`: a `BoundedCache` fed `fill` in chunks it can take; a step is
-  `kvlimit.forward_step` of one token, eviction planning included.
+  `kvlimit.forward_step` of one token, eviction planning included (with a compile config: the cache's
+  compiled static step, `integrations.hf.CompiledDecodeStep`).
 - `StockStepper`: a `DynamicCache` holding `fill`; a step attends to `len(fill) + 1` keys, and
   `prepare` crops the cache back to `len(fill)`, so every step sees the same KV length.
 - `RecomputeStepper`: sliding-window recomputation, a fresh forward over the last window of tokens
@@ -22,7 +23,7 @@ from transformers import DynamicCache
 from ..build import build_cache
 from ..config import LimitConfig
 from ..forward import forward_step
-from ..integrations.hf import cache_argument, last_logits_only, text_config
+from ..integrations.hf import CompiledDecodeStep, cache_argument, inspect_model, last_logits_only, text_config
 from .clock import sync
 
 __all__ = [
@@ -59,16 +60,34 @@ def timed(stepper: Stepper, device: torch.device) -> float:
 class KvlimitStepper(Stepper):
     """A kvlimit cache fed `fill` (in chunks); a step is `kvlimit.forward_step` of one token, planning included."""
 
-    def __init__(self, model: Any, config: LimitConfig, fill: torch.Tensor, step_ids: torch.Tensor) -> None:
+    def __init__(
+        self,
+        model: Any,
+        config: LimitConfig,
+        fill: torch.Tensor,
+        step_ids: torch.Tensor,
+        compile_config: Any = None,
+    ) -> None:
         self.model = model
         self.cache = build_cache(model, config)
         self.step_ids = step_ids
         room = max(1, min(1024, self.cache.policy.max_chunk(self.cache.kept_limit)))
         extra = last_logits_only(model)  # a fill needs the last logits only
+        if compile_config is not None:
+            self.cache.make_static()
         for start in range(0, fill.shape[1], room):
             forward_step(model, self.cache, fill[:, start : start + room], **extra)
+        self.compiled = (
+            None
+            if compile_config is None
+            else CompiledDecodeStep(model, self.cache, inspect_model(model), compile_config)
+        )
 
     def step(self) -> None:
+        if self.compiled is not None:
+            with torch.no_grad():
+                self.compiled(self.step_ids)
+            return
         forward_step(self.model, self.cache, self.step_ids)
 
 

@@ -55,6 +55,14 @@ class ThroughputSettings:
     max_batch: int = 256
     seed: int = 0
     kv_dtype: str | None = None
+    #: compile kvlimit's decode steps (an untimed warm-up of the same shapes compiles first)
+    compile: bool = False
+
+    def compiling(self, device: torch.device) -> dict[str, Any]:
+        """`kvlimit.generate`'s compile arguments for kvlimit's runs on `device`."""
+        if not self.compile:
+            return {}
+        return {"compile": True, "compile_config": hf.compile_config_for(None, device)}
 
     def check(self) -> None:
         if self.memory <= 0 or self.tokens < 2:
@@ -150,12 +158,18 @@ def _run(
         else:
             config = LimitConfig.create(limit, make_policy(policy), kv_dtype=settings.kv_dtype)
             cache = build_cache(model, config, rows=batch, max_length=total)
+        if limit is not None and settings.compile:  # compile the shapes of the timed run, untimed
+            warm = build_cache(model, config, rows=batch, max_length=total)
+            generate(model, input_ids=ids, **hf.cache_argument(warm), **dict(kwargs, max_new_tokens=3,
+                     min_new_tokens=3), **settings.compiling(ids.device))  # fmt: skip
         sync(ids.device)
         start = time.perf_counter()
         if limit is None:
             model.generate(input_ids=ids, **hf.cache_argument(cache), **kwargs)
         else:
-            generate(model, input_ids=ids, **hf.cache_argument(cache), **kwargs)
+            generate(
+                model, input_ids=ids, **hf.cache_argument(cache), **kwargs, **settings.compiling(ids.device)
+            )
         sync(ids.device)
         seconds = time.perf_counter() - start
     cache_bytes = hf.kv_bytes(cache)
@@ -189,7 +203,8 @@ def _sweep(
         with torch.no_grad():
             generate(model, input_ids=ids, attention_mask=torch.ones_like(ids), cache_limit=limit,
                      policy=make_policy(policy), max_new_tokens=fill + steps, min_new_tokens=fill + steps,
-                     do_sample=False, pad_token_id=_pad(model), stopping_criteria=[clock])  # fmt: skip
+                     do_sample=False, pad_token_id=_pad(model), stopping_criteria=[clock],
+                     **settings.compiling(ids.device))  # fmt: skip
         times = clock.times
         step_s = (times[-1] - times[-1 - steps]) / steps
         out.append({"batch": batch, "step_ms": step_s * 1000, "tokens_per_s": batch / step_s})

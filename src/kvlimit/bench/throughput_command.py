@@ -81,6 +81,9 @@ def register(subparsers: Any) -> None:
                         help="also time steady decode steps at these batch sizes (auto: 1, 2, 4, ... up to the "
                         "first limit's batch)")  # fmt: skip
     parser.add_argument("--threads", type=int, metavar="N", default=None, help="torch intra-op threads")
+    parser.add_argument("--compile", action="store_true",
+                        help="compile kvlimit's decode step (torch.compile, one graph per batch size, compiled in "
+                        "an untimed warm-up); not with --workloads, whose continuous engine decodes eagerly")  # fmt: skip
     add_model_arguments(parser)
     output = parser.add_argument_group("results")
     output.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
@@ -120,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
         first, _ = largest_batch(memory, limits[0] * kv_bytes_per_token(loaded.model), args.max_batch)
         sweep = tuple(default_sweep(first))
     settings = ThroughputSettings(memory=memory, tokens=args.tokens, limits=tuple(limits), policies=tuple(policies),
-                                  sweep=sweep, max_batch=args.max_batch, kv_dtype=args.kv_dtype)  # fmt: skip
+                                  sweep=sweep, max_batch=args.max_batch, kv_dtype=args.kv_dtype,
+                                  compile=args.compile)  # fmt: skip
     result = run_throughput(loaded.model, settings, progress=lambda text: status(args, text))
     result["model"] = loaded.source
     _emit(args, result, report_lines(result), plot_throughput)
@@ -129,6 +133,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_workloads(args: argparse.Namespace, memory: int) -> int:
     """`kvlimit throughput --workloads W[,W...]`: `kvlimit.bench.workloads`, reported like the rest."""
+    if args.compile:
+        raise CLIError(
+            "--compile does not apply to --workloads: the continuous engine decodes eagerly; compare compiled "
+            "steps with the stock-vs-kvlimit runs (without --workloads) or `kvlimit bench --compile`"
+        )
     names = parse_list(args.workloads, _workload_name, option="--workloads")
     systems = tuple(parse_list(args.systems, _system_name, option="--systems")) if args.systems else SYSTEMS
     limit = 128 if args.cache_limit is None else _count("--cache-limit", 2)(args.cache_limit)

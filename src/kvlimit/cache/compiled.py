@@ -1,22 +1,29 @@
 """Which bounded caches can be compiled, and why the others cannot.
 
-Contract: `compile_blocker(cache)` is None when a `BoundedCache` with static shapes
-(`BoundedCache.make_static`) gives every decode step's forward one shape that torch.compile captures
-whole (`fullgraph=True`) and never recompiles; otherwise it is one sentence saying why not, for the
-log line or the error. The step's planning (eviction choice, slots, positions, sink rotation, a
-learned-position re-encode) runs outside the compiled forward, eagerly, from device tensors and host
-counters that advance by arithmetic; the compiled forward writes the new keys and values in place at
-the planned slots (quantizing them there with `kv_dtype`) and attends over every slot, empty ones
-masked.
+Contract: `compile_blocker(cache)` is None when a `BoundedCache` made static (`make_static`) gives
+every decode step one graph that torch.compile captures whole (`fullgraph=True`) and never
+recompiles; otherwise it is one sentence saying why not, for the log line or the error. A static
+decode step (`kvlimit.cache.decode.StaticDecode`) has a host part, run eagerly before the step from
+counters that advance by arithmetic (a RoPE rebase or re-rank, a learned-position re-encode when
+due), and a device part traced into the graph with the forward: the eviction choice (every policy,
+on the device, the same tie rule), the slots, positions and sink rotation, the attention policies'
+scores (the attention tap is a plain attribute of the attention modules, which torch.compile
+traces), the writes of the new keys and values (quantized there with `kv_dtype`) and attention over
+every slot, empty ones masked.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-#: Families whose forward reads the cache's length as a host integer every step (Bloom and MPT size
-#: their ALiBi and causal mask by `cache.get_seq_length()`): a compiled forward would recompile per step.
-SEQ_LENGTH_READERS = ("bloom", "mpt")
+from ..policies import POLICIES
+
+#: Families whose forward transformers does not compile (`_can_compile_fullgraph` is False): MPT slices
+#: its position bias by the cache's length on the host, so a compiled forward would recompile per step.
+SEQ_LENGTH_READERS = ("mpt",)
+
+#: The policies whose decode steps compile: all of them.
+COMPILING_POLICIES = tuple(POLICIES)
 
 
 def compile_blocker(cache: Any) -> str | None:
@@ -25,15 +32,10 @@ def compile_blocker(cache: Any) -> str | None:
         return (
             "the recall tier (recall=R) chooses its blocks on the host in every step; use recall=0 to compile"
         )
-    if cache.sliding_layers:
+    if len(set(cache.sliding.windows.values())) > 1:
         return (
-            "the model's own sliding-window layers (transformers' DynamicSlidingWindowLayer) change shape "
-            "every step; use a cache_limit no larger than the model's sliding window to compile"
-        )
-    if cache.policy.reads_attention:
-        return (
-            f"policy {cache.policy.describe()} reads the attention through a tap torch.compile cannot trace "
-            "yet; the policies that compile: sinks, window, knorm"
+            "the model's own sliding-window layers have windows of several sizes, which one mask cannot "
+            "serve in static form; use a cache_limit no larger than the smallest window to compile"
         )
     return family_blocker(getattr(cache.model_spec, "model_type", None))
 
@@ -43,10 +45,7 @@ def family_blocker(model_type: str | None) -> str | None:
     if model_type in SEQ_LENGTH_READERS:
         return (
             f"{model_type}'s forward reads the cache's length as a host integer every step (it would "
-            f"recompile per step); the families that read it so: {', '.join(SEQ_LENGTH_READERS)}"
+            f"recompile per step; transformers does not compile it either); the families that read it so: "
+            f"{', '.join(SEQ_LENGTH_READERS)}"
         )
     return None
-
-
-#: The policies whose decode steps compile.
-COMPILING_POLICIES = ("sinks", "window", "knorm")

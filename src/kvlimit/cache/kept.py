@@ -4,7 +4,9 @@ Contract: a kept set is the set of bounded layers that keep the same tokens (one
 layer under a positional policy, one per bounded layer under a per-layer policy). Every tensor is
 `(batch, slots)`; a slot is empty where `valid` is False. The kept set moves as a whole: `gather_`
 reorders the slots of every row, `select_` replaces rows (beam reorders, batch expansion), and
-both move every tensor at once, so no per-slot state can fall out of step with another. Positions
+both move every tensor at once, so no per-slot state can fall out of step with another. Every
+change is made in place, except a change of the number of rows: a captured decode step reads the
+tensors at fixed addresses. Positions
 change only through `set_positions`, `shift_positions` and `place_first` (the position keepers'
 operations), tokens through `store`, `vacate` and `clear` (the step planner's).
 """
@@ -148,16 +150,17 @@ class KeptSet:
     def replace_positions(self, positions: torch.Tensor) -> torch.Tensor:
         """Every slot's position replaced by `positions` (batch, slots); returns the change per slot."""
         delta = positions - self.positions
-        self.positions = positions
+        self.positions.copy_(positions)
         return delta
 
     def _tensors(self) -> list[str]:
         return [f.name for f in fields(self) if getattr(self, f.name) is not None]
 
     def gather_(self, permute: torch.Tensor) -> None:
-        """Reorder the slots of every row: slot j takes what slot `permute[b, j]` held."""
+        """Reorder the slots of every row, in place: slot j takes what slot `permute[b, j]` held."""
         for name in self._tensors():
-            setattr(self, name, getattr(self, name).gather(1, permute))
+            tensor = getattr(self, name)
+            tensor.copy_(tensor.gather(1, permute))
 
     def load_row_(self, row: int, source: KeptSet, source_row: int) -> None:
         """Row `row` becomes a copy of `source`'s row `source_row` (a kept set of the same policy)."""
@@ -165,6 +168,15 @@ class KeptSet:
             getattr(self, name)[row] = getattr(source, name)[source_row]
 
     def select_(self, index: torch.Tensor) -> None:
-        """Replace the rows by rows `index` (batch_new,)."""
+        """Replace the rows by rows `index` (batch_new,); in place (the same addresses) when the number of
+        rows stays."""
         for name in self._tensors():
-            setattr(self, name, getattr(self, name).index_select(0, index))
+            tensor = getattr(self, name)
+            if index.numel() == tensor.shape[0]:
+                tensor.copy_(tensor.index_select(0, index))
+            else:
+                setattr(self, name, tensor.index_select(0, index))
+
+    def tensors(self) -> list[torch.Tensor]:
+        """Every tensor of the kept set (a captured step reads them at their addresses)."""
+        return [getattr(self, name) for name in self._tensors()]

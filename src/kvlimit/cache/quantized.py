@@ -187,14 +187,14 @@ class QuantizedStore(KVStore):
         if not in_place:
             self._mark_static()
 
-    def _row_tensors(self) -> list[tuple[torch.Tensor, int]]:
+    def row_tensors(self) -> list[tuple[torch.Tensor, int]]:
         codes = [
             (stored, 0)
             for layer in sorted(self.key_codes)
             for both in self._codes(layer)
             for stored in both.tensors()
         ]
-        return [*super()._row_tensors(), *codes]
+        return [*super().row_tensors(), *codes]
 
     # --- positions ----------------------------------------------------------------------------
     def rotate_keys(self, layer: int, rope: RopeSpec, delta: torch.Tensor, start: int = 0) -> None:

@@ -58,6 +58,10 @@ class RowCounters:
         self.kept = [k - 1 if f else k for k, f in zip(self.kept, full, strict=True)]
         self.kept_t.sub_(full_t.long())
 
+    def tensors(self) -> list[torch.Tensor]:
+        """The device counters (a captured step reads them at their addresses)."""
+        return [self.kept_t, self.seen_t, self.shift_t]
+
     def add_decode_token(self, slots: int) -> None:
         """One new token in every row: `seen + 1`, `kept + 1` up to `slots`, without reading the device."""
         self.kept = [min(k + 1, slots) for k in self.kept]
@@ -72,9 +76,12 @@ class RowCounters:
             self.kept = [self.kept[i] for i in host_index]
             self.seen = [self.seen[i] for i in host_index]
             self.shift = [self.shift[i] for i in host_index]
-        self.kept_t = self.kept_t.index_select(0, index)
-        self.seen_t = self.seen_t.index_select(0, index)
-        self.shift_t = self.shift_t.index_select(0, index)
+        for name in ("kept_t", "seen_t", "shift_t"):
+            tensor: torch.Tensor = getattr(self, name)
+            if index.numel() == tensor.shape[0]:  # in place: a captured step reads the same address
+                tensor.copy_(tensor.index_select(0, index))
+            else:
+                setattr(self, name, tensor.index_select(0, index))
 
     def load_row(self, row: int, source: RowCounters, source_row: int) -> None:
         """Row `row` takes the counters of `source`'s row `source_row`."""

@@ -112,7 +112,7 @@ class KVStore:
 
     def _mark_static(self) -> None:
         if self.static:
-            for tensor, _ in self._row_tensors():
+            for tensor, _ in self.row_tensors():
                 torch._dynamo.mark_static_address(tensor)
 
     # --- allocation ---------------------------------------------------------------------------
@@ -273,11 +273,11 @@ class KVStore:
                 keys, values = source.keys_of(layer), source.values_of(layer)
                 shape = (batch, keys.shape[1], 1, keys.shape[-1])
                 self.allocate(layer, keys.new_zeros(shape), values.new_zeros((*shape[:3], values.shape[-1])))
-        for mine, theirs in zip(self._row_tensors(), source._row_tensors(), strict=True):
+        for mine, theirs in zip(self.row_tensors(), source.row_tensors(), strict=True):
             (target, dim), (copied, source_dim) = mine, theirs
             target.select(dim, row).copy_(copied.select(source_dim, source_row))
 
-    def _row_tensors(self) -> list[tuple[torch.Tensor, int]]:
+    def row_tensors(self) -> list[tuple[torch.Tensor, int]]:
         """Every allocated per-row tensor and its batch dim, in a fixed order."""
         return [
             (stored, 1)

@@ -11,7 +11,8 @@ branches on the positional scheme:
    needs).
 2. `place(cache, incoming)`: after the step's evictions, before the new tokens' positions are
    computed; `cache.rows.kept[b]` is what row b keeps in front of its `incoming[b]` new tokens
-   (RoPE rebases, re-ranks and places its sinks here).
+   (RoPE rebases, re-ranks and places its sinks here). A static decode step splits it in two:
+   `place_static` on the host before the step, `place_on_device` inside the captured step.
 3. `new_positions(positions)`: the positions the new tokens get, from `seen - shift + rank`.
 4. `end_step(cache)`: after the forward, when the cache advances.
 5. `recall_base(cache)`: with a recall tier, where the step's recalled tokens go (after `place`).
@@ -143,6 +144,16 @@ class PositionKeeper:
 
     def place(self, cache: CacheView, incoming: Sequence[int]) -> None:
         """The step has evicted; row b keeps `cache.rows.kept[b]` tokens in front of `incoming[b]` new ones."""
+
+    def place_static(self, cache: CacheView, incoming: Sequence[int]) -> None:
+        """`place`'s host part in a static decode step (`kvlimit.cache.decode.StaticDecode.open`), before
+        the step's device part: `cache.rows`' host counts are already those after its eviction. The
+        default is `place` itself: a keeper whose placement moves keys only when the host says so."""
+        self.place(cache, incoming)
+
+    def place_on_device(self, cache: CacheView) -> None:
+        """`place`'s device part in a static decode step, traced into the captured step after its
+        eviction: nothing may be read on the host, and every tensor changes in place."""
 
     def new_positions(self, positions: torch.Tensor) -> torch.Tensor:
         """The positions the new tokens are given (any shape, long)."""

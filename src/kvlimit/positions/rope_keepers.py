@@ -16,7 +16,8 @@ rope type and layout `RopeSpec` handles. Two keepers, by the kind of policy:
   where they were written; once a row's next position would reach `rank_after`, that row's keys are
   re-rotated, in every layer, to in-cache positions 0..n-1 by their order in time (each row on its
   own, so a row's results never depend on its batch), so no kept key is further than `rank_after`
-  from the query.
+  from the query. The ranking is done before the step's eviction (the evicted token's rank is
+  left empty), so it never waits for a choice a captured step makes on the device.
 
 Both also move the keys of transformers' own sliding layers when they move a row's positions. They
 act through the cache's operations only (`positions.base.CacheView`).
@@ -61,6 +62,25 @@ class RopeSinks(PositionKeeper):
         self._maybe_rebase(cache, incoming)
         # the sinks sit just before the row's recalled tokens, which sit just before its recent window
         self._place_sinks(cache, [first - self.n_sink for first in self._first_recalled(cache)])
+
+    def place_static(self, cache: CacheView, incoming: Sequence[int]) -> None:
+        self._maybe_rebase(cache, incoming)
+        # the device places the sinks every step (`place_on_device`); the host keeps count of where
+        self.sink_delta = [first - self.n_sink for first in self._first_recalled(cache)]
+
+    def place_on_device(self, cache: CacheView) -> None:
+        """Put each row's sinks just before its recent window, from the device counters (after the
+        step's eviction; no recall in a static step): `seen - shift - kept` positions after where they
+        were written."""
+        n = cache.store.pristine_slots
+        if not n or not cache.rope_layers():
+            return
+        rows = cache.rows
+        delta = rows.seen_t - rows.shift_t - rows.kept_t
+        sink_positions = torch.arange(n, device=delta.device)[None, :] + delta[:, None]
+        for kept in cache.kept_sets:
+            kept.place_first(sink_positions)
+        cache.store.rotate_sinks(delta)
 
     def recall_base(self, cache: CacheView) -> torch.Tensor:
         """(batch,) the position of each row's first recalled token: right after its sinks, its
@@ -127,9 +147,11 @@ class RopeRanks(PositionKeeper):
         super().__init__()
         self.rank_after = rank_after
 
-    def place(self, cache: CacheView, incoming: Sequence[int]) -> None:
+    def begin_step(self, cache: CacheView, incoming: Sequence[int]) -> None:
+        # Before the step evicts, so that the ranks never depend on which token the step's eviction
+        # chooses (a captured step chooses it on the device, after this): the rows that reached the
+        # bound are ranked to 0..n-1, n being what they hold now, and the step's new tokens come after.
         rows = cache.rows
-        # Only the rows that reached the bound are ranked, to 0..n-1, and the new token gets n.
         renumbered = rows.renumbering(incoming, self.rank_after)
         if renumbered is None:
             return

@@ -50,6 +50,7 @@ from transformers.generation.stopping_criteria import StoppingCriteriaList
 from .attention import attention_families, attention_tap, can_prepare, prepare_families, tap_reports_queries
 from .compiling import (
     AUTO_COMPILE_DEVICES,
+    CompiledDecodeStep,
     auto_compiles,
     compile_config_for,
     compile_counters,
@@ -57,9 +58,11 @@ from .compiling import (
     loop_compiles,
 )
 from .decoding import (
+    LOOP_MODEL_KWARGS,
     DecodingRules,
     apply_processors,
     check_decoding_mode,
+    decoder_only_output,
     enclosing_generate_arguments,
     eos_token_ids,
     generate_batch,
@@ -112,12 +115,14 @@ __all__ = [
     "AUTO_COMPILE_DEVICES",
     "CACHE_ARG",
     "FAMILIES",
+    "LOOP_MODEL_KWARGS",
     "MASK_CACHE_ARG",
     "MIN_TRANSFORMERS",
     "OTHER_CACHE_ARG",
     "TRANSFORMERS_VERSION",
     "Cache",
     "CacheLayerMixin",
+    "CompiledDecodeStep",
     "DecodingRules",
     "DynamicCache",
     "DynamicSlidingWindowLayer",
@@ -143,6 +148,7 @@ __all__ = [
     "compile_config_for",
     "compile_counters",
     "compiled_decode_forward",
+    "decoder_only_output",
     "enclosing_generate_arguments",
     "eos_token_ids",
     "generate_batch",

@@ -26,13 +26,13 @@ key, value)` edits `key` and `value` in place. That needs the registry (`prepare
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
 import importlib
 import logging
 import sys
 import weakref
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -53,13 +53,22 @@ AttentionRecord = Callable[[int, torch.Tensor | None, torch.Tensor | None, Any, 
 #: (layer_idx, query, key, value) -> None, edits key and value in place before the attention reads them.
 AttentionPrepare = Callable[[int, torch.Tensor, torch.Tensor, torch.Tensor], None]
 
+
 # --- attention scores -------------------------------------------------------------------------
-_ATTENTION_TAP: contextvars.ContextVar[AttentionRecord | None] = contextvars.ContextVar(
-    "kvlimit_tap", default=None
-)
-_ATTENTION_PREPARE: contextvars.ContextVar[AttentionPrepare | None] = contextvars.ContextVar(
-    "kvlimit_prepare", default=None
-)
+@dataclass
+class _Tap:
+    """What a tap block asks of the attention modules it taps (set on each module: `_set_taps`).
+
+    A plain attribute of the module rather than a context variable, so that torch.compile traces the
+    tap into a compiled forward (it cannot trace a `ContextVar`); it holds for one model's modules,
+    which one generation uses at a time.
+    """
+
+    record: AttentionRecord | None = None
+    prepare: AttentionPrepare | None = None
+
+
+_TAP_ATTRIBUTE = "_kvlimit_tap"
 _TAPPABLE = ("sdpa", "eager")
 
 
@@ -118,14 +127,13 @@ def _tapped(name: str) -> Callable[..., tuple[torch.Tensor, Any]]:
             else ALL_ATTENTION_FUNCTIONS[name]
         )
         layer_idx = getattr(module, "layer_idx", None)
-        prepare = _ATTENTION_PREPARE.get()
-        if prepare is not None and layer_idx is not None:
-            prepare(int(layer_idx), query, key, value)
+        tap: _Tap | None = getattr(module, _TAP_ATTRIBUTE, None)
+        if tap is not None and tap.prepare is not None and layer_idx is not None:
+            tap.prepare(int(layer_idx), query, key, value)
         output, weights = original(module, query, key, value, attention_mask, **kwargs)
-        record = _ATTENTION_TAP.get()
-        if record is not None and layer_idx is not None:
+        if tap is not None and tap.record is not None and layer_idx is not None:
             scaling = kwargs.get("scaling") or query.shape[-1] ** -0.5
-            record(int(layer_idx), query, key, attention_mask, float(scaling), weights)
+            tap.record(int(layer_idx), query, key, attention_mask, float(scaling), weights)
         return output, weights
 
     return attention
@@ -162,16 +170,31 @@ def attention_tap(
     if tapped not in ALL_ATTENTION_FUNCTIONS:
         ALL_ATTENTION_FUNCTIONS.register(tapped, _tapped(name))
         ALL_MASK_ATTENTION_FUNCTIONS.register(tapped, ALL_MASK_ATTENTION_FUNCTIONS[name])
-    token = _ATTENTION_TAP.set(record)
-    prepare_token = _ATTENTION_PREPARE.set(prepare)
     previous = model.config._attn_implementation  # the tap may already be on (a forward inside generate)
     model.config._attn_implementation = tapped
     try:
-        yield
+        with _set_taps(model, _Tap(record, prepare)):
+            yield
     finally:
         model.config._attn_implementation = previous
-        _ATTENTION_PREPARE.reset(prepare_token)
-        _ATTENTION_TAP.reset(token)
+
+
+@contextlib.contextmanager
+def _set_taps(model: PreTrainedModel, tap: _Tap) -> Iterator[None]:
+    """Within the block, every module of `model` with a `layer_idx` carries `tap` (an inner block's
+    wins; each module's previous tap comes back on exit)."""
+    modules = [m for m in model.modules() if hasattr(m, "layer_idx")]
+    previous = [m.__dict__.get(_TAP_ATTRIBUTE) for m in modules]
+    for module in modules:
+        module.__dict__[_TAP_ATTRIBUTE] = tap
+    try:
+        yield
+    finally:
+        for module, before in zip(modules, previous, strict=True):
+            if before is None:
+                module.__dict__.pop(_TAP_ATTRIBUTE, None)
+            else:
+                module.__dict__[_TAP_ATTRIBUTE] = before
 
 
 def _attention_modules(model: PreTrainedModel) -> list[Any]:
@@ -181,7 +204,8 @@ def _attention_modules(model: PreTrainedModel) -> list[Any]:
 
 def _report(module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
     """Forward hook: pass the module's attention to the tap in effect (module docstring)."""
-    record = _ATTENTION_TAP.get()
+    tap: _Tap | None = getattr(module, _TAP_ATTRIBUTE, None)
+    record = None if tap is None else tap.record
     if record is None:
         return
     weights = output[1] if isinstance(output, tuple) and len(output) > 1 else None
@@ -225,7 +249,6 @@ _QUERIES: dict[str, Callable[[Any, tuple[Any, ...], dict[str, Any]], tuple[torch
 @contextlib.contextmanager
 def _weights_hooks(model: PreTrainedModel, record: AttentionRecord) -> Iterator[None]:
     """Forward hooks on the model's attention modules for the block (once, however deeply nested)."""
-    token = _ATTENTION_TAP.set(record)
     handles = []
     if not _HOOKED.get(model):
         handles = [m.register_forward_hook(_report, with_kwargs=True) for m in _attention_modules(model)]
@@ -233,9 +256,9 @@ def _weights_hooks(model: PreTrainedModel, record: AttentionRecord) -> Iterator[
             raise ValueError(f"no attention modules found in {type(model).__name__} to read attention from")
     _HOOKED[model] = _HOOKED.get(model, 0) + 1
     try:
-        yield
+        with _set_taps(model, _Tap(record)):
+            yield
     finally:
         _HOOKED[model] -= 1
         for handle in handles:
             handle.remove()
-        _ATTENTION_TAP.reset(token)

@@ -5,7 +5,9 @@ later forward through `model.get_compiled_call(generation_config.compile_config)
 `is_compileable` and the device is an accelerator, or any device where the compile config's
 private `_compile_all_devices` is set (transformers 5.18 to 5.25 all have it). `compile_config_for`
 builds that config; `compile_counters` reads torch._dynamo's counters (graphs, breaks,
-recompiles), which the tests and the benchmarks report.
+recompiles), which the tests and the benchmarks report. `CompiledDecodeStep` is kvlimit's own
+compiled unit, used by its own decode loop (`kvlimit.loop`): a bounded cache's static decode step
+and the forward, as one graph.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from typing import Any
 
 import torch
 from transformers.generation.configuration_utils import CompileConfig, GenerationMode
+
+from .release import cache_argument
+from .steps import forward_inputs, last_logits_only
 
 #: Devices on which transformers' generate compiles a compileable cache's forward by itself.
 AUTO_COMPILE_DEVICES = ("cuda", "xpu", "neuron", "tpu", "mps")
@@ -95,3 +100,57 @@ def compiled_decode_forward(model: Any, is_decode: Callable[[], bool], compile_c
             model.forward = previous
         else:
             del model.forward
+
+
+class CompiledDecodeStep:
+    """One static decode step of a bounded cache as one compiled function: the cache's device part
+    (`StaticDecode.run`: slots, eviction, positions, mask) and the model forward, traced together
+    (`fullgraph`: a graph break is an error; static shapes). The host part runs before it
+    (`cache.open_static_step()`) and the cache advances after it, eagerly.
+
+    The compiled function is made once per model and compile options and kept on the model, so a
+    later call with another cache of the same shapes runs the same graph (torch.compile guards on
+    shapes and types, not on which cache).
+
+    Args:
+        model: the causal LM.
+        cache: a `BoundedCache` made static (`make_static`) and prefilled.
+        spec: the model's `ModelSpec` (whether it takes positions, `logits_to_keep`).
+        compile_config: the `CompileConfig` whose options (mode, backend, fullgraph, dynamic, options)
+            torch.compile gets; None: the eager step (the same code, uncompiled).
+    """
+
+    def __init__(self, model: Any, cache: Any, spec: Any, compile_config: Any):
+        self.model = model
+        self.cache = cache
+        self.spec = spec
+        self.extra: dict[str, Any] = dict(last_logits_only(model))
+        self.function = _device_step if compile_config is None else _compiled_step(model, compile_config)
+
+    def __call__(self, input_ids: torch.Tensor) -> torch.Tensor:
+        """input_ids (batch, 1), the step's tokens -> the next logits (batch, vocab) float32."""
+        static = self.cache.open_static_step()
+        logits: torch.Tensor = self.function(self.model, self.cache, self.spec, static, input_ids, self.extra)
+        self.cache.advance()
+        return logits
+
+
+def _device_step(
+    model: Any, cache: Any, spec: Any, static: Any, input_ids: torch.Tensor, extra: dict[str, Any]
+) -> torch.Tensor:
+    """The traced part of a static decode step: the cache's device part, then the forward (with the
+    masks `forward_inputs` makes of the step, as an eager step gets them)."""
+    static.run(input_ids)
+    inputs = forward_inputs(model, cache, spec, static.step_inputs, input_ids, None)
+    out = model(input_ids=input_ids, **inputs, **cache_argument(cache), use_cache=True, **extra)
+    return out.logits[:, -1].float()
+
+
+def _compiled_step(model: Any, compile_config: Any) -> Callable[..., torch.Tensor]:
+    """`_device_step` compiled with `compile_config`'s options, made once per model and options."""
+    options = {k: v for k, v in compile_config.to_dict().items() if not k.startswith("_")}
+    key = repr(sorted(options.items()))
+    made: dict[str, Callable[..., torch.Tensor]] = model.__dict__.setdefault("_kvlimit_compiled_steps", {})
+    if key not in made:
+        made[key] = torch.compile(_device_step, **options)
+    return made[key]

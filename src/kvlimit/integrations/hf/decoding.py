@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,9 @@ from transformers.generation.stopping_criteria import (
     StoppingCriteriaList,
     StopStringCriteria,
 )
-from transformers.generation.utils import GenerationMixin
+from transformers.generation.utils import GenerateDecoderOnlyOutput, GenerationMixin
+
+from .release import cache_argument
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +99,20 @@ def run_decoding(
         **extra,
         **model_kwargs,
     )
+
+
+#: The model kwargs generate hands a decoding loop that kvlimit's own loop (`kvlimit.loop`) replaces:
+#: the cache, the mask and positions it plans itself, and flags with the values it uses.
+LOOP_MODEL_KWARGS = frozenset({
+    "attention_mask", "cache", "past_key_values", "position_ids", "cache_position", "logits_to_keep",
+    "use_cache", "output_attentions", "output_hidden_states", "return_dict",
+})  # fmt: skip
+
+
+def decoder_only_output(sequences: torch.Tensor, scores: Any, logits: Any, cache: Any) -> Any:
+    """The `return_dict_in_generate` output of a decoder-only loop, as transformers' `_sample` makes it."""
+    ids = typing.cast(torch.LongTensor, sequences)
+    return GenerateDecoderOnlyOutput(sequences=ids, scores=scores, logits=logits, **cache_argument(cache))
 
 
 def prepared_by_generate(generation_config: Any) -> bool:

@@ -98,6 +98,19 @@ def step_model_inputs(
     seen so far, which the cache remembers (`BoundedCache.sliding_mask`); a model with both gets a dict.
     """
     step = cache.prepare_step(input_ids, new_columns)
+    return forward_inputs(model, cache, spec, step, input_ids, new_columns)
+
+
+def forward_inputs(
+    model: PreTrainedModel,
+    cache: PlannedCache,
+    spec: ModelSpec,
+    step: Any,
+    input_ids: torch.Tensor,
+    new_columns: torch.Tensor | None,
+) -> dict[str, Any]:
+    """The forward's `attention_mask` and `position_ids` from a planned step (`StepInputs`) (see
+    `step_model_inputs`); a static decode step's compiled forward builds them here too, inside its graph."""
     position_ids = step.position_ids if spec.accepts_position_ids else None
     bounded_mask = None if step.mask_all_kept and spec.mask_optional else step.attention_mask
     mask: Any = bounded_mask
