@@ -49,21 +49,22 @@ from kvlimit.models import load_model
 PROMPT = 32
 
 
-def _compile_config() -> CompileConfig:
-    config = CompileConfig(fullgraph=True, dynamic=False, mode="default")
+def _compile_config(backend: str, mode: str | None) -> CompileConfig:
+    options: dict[str, Any] = dict(fullgraph=True, dynamic=False, backend=backend)
+    if backend == "inductor":
+        options["mode"] = mode
+    config = CompileConfig(**options)
     config._compile_all_devices = True  # transformers compiles only on accelerators unless told
     return config
 
 
-def systems(limit: int, kv_dtype: str | None) -> dict[str, dict[str, Any]]:
+def systems(limit: int, kv_dtype: str | None, compiling: CompileConfig) -> dict[str, dict[str, Any]]:
     """Each system's generate arguments; `via` says which generate runs it."""
     out: dict[str, dict[str, Any]] = {
-        "kvlimit compiled": dict(
-            via="kvlimit", cache_limit=limit, compile=True, compile_config=_compile_config()
-        ),
+        "kvlimit compiled": dict(via="kvlimit", cache_limit=limit, compile=True, compile_config=compiling),
         "kvlimit eager": dict(via="kvlimit", cache_limit=limit, compile=False),
         "stock": dict(via="stock"),
-        "static compiled": dict(via="stock", static=True, compile_config=_compile_config()),
+        "static compiled": dict(via="stock", static=True, compile_config=compiling),
     }
     if kv_dtype:
         out[f"{kv_dtype} compiled"] = dict(out["kvlimit compiled"], kv_dtype=kv_dtype)
