@@ -161,6 +161,7 @@ REQUIRED = {
     "bench": [],
     "plan": [],
     "needle": [],
+    "attention-recall": [],
     "throughput": [],
 }
 

@@ -36,8 +36,8 @@ from .clitools import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, CLIE
 from .commands import generate as generate_command
 from .commands import info as info_command
 from .commands import plan as plan_command
+from .eval import attention_recall_command, needle_command
 from .eval import command as ppl_command
-from .eval import needle_command
 from .integrations.hf import UnsupportedModelError
 from .models import ModelLoadError
 
@@ -48,6 +48,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     plan_command,
     ppl_command,
     needle_command,
+    attention_recall_command,
     bench_command,
     throughput_command,
 )
