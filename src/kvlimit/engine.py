@@ -64,6 +64,7 @@ from transformers import StopStringCriteria
 
 from .build import build_cache
 from .cache import BoundedCache
+from .cache.compiled import compile_blocker
 from .checks import check_int
 from .config import LimitConfig
 from .forward import forward_step, prefill_chunk, prefill_spans
@@ -300,6 +301,9 @@ class ContinuousEngine:
         num_return_sequences: sequences per prompt (sampling), each in a row of its own.
         seed: the run's seed (None: a random one, logged).
         tokenizer: needed for `stop_strings`.
+        compile: compile the batch's decode forward (torch.compile, static shapes: `BoundedCache.make_static`):
+            True, or a transformers `CompileConfig` to compile with; prompts are prefilled eagerly.
+            A configuration that cannot compile is a `ValueError` saying why.
     """
 
     def __init__(
@@ -312,6 +316,7 @@ class ContinuousEngine:
         num_return_sequences: int = 1,
         seed: int | None = None,
         tokenizer: Any = None,
+        compile: Any = False,
     ):
         if not isinstance(config, LimitConfig):
             raise ValueError(f"config must be a kvlimit.LimitConfig; got {type(config).__name__}")
@@ -335,6 +340,12 @@ class ContinuousEngine:
         refusal = sliding_refusal(self._scratch)
         if refusal is not None:
             raise ValueError(refusal)
+        self.compile_config = None
+        if compile:
+            blocker = compile_blocker(self._scratch)
+            if blocker is not None:
+                raise ValueError(f"compile: {blocker}")
+            self.compile_config = hf.compile_config_for(None if compile is True else compile, self.device)
         #: rows decoding after the last step
         self.active = 0
         #: the most bytes of keys and values the run's caches held (the batch's and the prefill's)
@@ -353,6 +364,8 @@ class ContinuousEngine:
     def open(self) -> None:
         """Allocate the batch's cache, its rows empty, and forget every request (`run` opens its own)."""
         cache = self.cache = self._new_cache(self.rows)
+        if self.compile_config is not None:
+            cache.make_static()
         cache.open_rows(self.rows, self.device)
         self._rows = [None] * self.rows
         self._next = torch.zeros((self.rows, 1), dtype=torch.long, device=self.device)
@@ -512,7 +525,11 @@ class ContinuousEngine:
         """One decode forward of every row; rows that end are emptied. A free row (waiting for a
         prompt) decodes too; its token is never read."""
         assert self.cache is not None
-        out = forward_step(self.model, self.cache, self._next, **self._forward_extra)
+        if self.compile_config is None:
+            out = forward_step(self.model, self.cache, self._next, **self._forward_extra)
+        else:
+            with hf.compiled_decode_forward(self.model, lambda: True, self.compile_config):
+                out = forward_step(self.model, self.cache, self._next, **self._forward_extra)
         live = [b for b, row in enumerate(self._rows) if row is not None]
         active = [row for row in self._rows if row is not None]
         logits = out.logits[live, -1, :]

@@ -106,7 +106,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="send PROMPT as is, without the model's chat template (models without one always get it as is)",
     )
-    _add_cache_arguments(parser)
+    add_cache_arguments(parser)
     _add_decoding_arguments(parser)
     _add_batch_arguments(parser)
     add_model_arguments(parser)
@@ -114,7 +114,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run_generate)
 
 
-def _add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     cache = parser.add_argument_group("cache")
     cache.add_argument(
         "--cache-limit",
