@@ -17,6 +17,7 @@ Nothing a request says is loaded: the model is the one given here.
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import time
 from collections.abc import AsyncIterator
@@ -32,9 +33,12 @@ from starlette.requests import Request as HTTPRequest
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..build import build_cache
 from ..config import LimitConfig
 from ..engine import ContinuousEngine
+from ..forward import prefill_chunk as forward_prefill_chunk
 from ..integrations import hf
+from ..sizing import token_limit
 from .completions import answer, open_stream, prepare
 from .errors import APIError, error_response, validation_error
 from .metrics import CONTENT_TYPE, Metrics
@@ -78,17 +82,26 @@ def pad_token_id(model: Any, tokenizer: Any) -> int:
     return 0
 
 
+def serving_config(
+    model: Any, config: LimitConfig, rows: int, prefill_chunk: int | None = None
+) -> LimitConfig:
+    """`config` for the server's `rows` (a byte budget holds them and the prefill row) with its prefill
+    chunk: `prefill_chunk`, else the config's, else the policy's chunk (a quarter of the limit), so that a
+    prompt of any length is prefilled one chunk per decode step (`ValueError` if it exceeds the room)."""
+    config = config.with_tokens(token_limit(model, config, rows + 1))
+    chosen = prefill_chunk if prefill_chunk is not None else config.prefill_chunk
+    chunk = forward_prefill_chunk(build_cache(model, config, rows=1), 2**62, chosen)
+    return dataclasses.replace(config, prefill_chunk=chunk)
+
+
 def create_app(
-    model: Any,
-    tokenizer: Any,
-    config: LimitConfig,
-    *,
-    rows: int,
-    settings: ServeSettings,
-    seed: int | None = None,
-) -> FastAPI:
-    """The app (see the module docstring); `seed` seeds the requests that bring none."""
-    engine = ContinuousEngine(model, config, rows=rows, seed=seed, tokenizer=tokenizer,
+    model: Any, tokenizer: Any, config: LimitConfig, *, rows: int, settings: ServeSettings, seed: int | None = None,
+    prefill_chunk: int | None = None, compile: bool = False,
+) -> FastAPI:  # fmt: skip
+    """The app (see the module docstring): `rows` rows of `serving_config(model, config, rows, prefill_chunk)`;
+    `seed` seeds the requests that bring none; `compile` compiles the decode step."""
+    config = serving_config(model, config, rows, prefill_chunk)
+    engine = ContinuousEngine(model, config, rows=rows, seed=seed, tokenizer=tokenizer, compile=compile,
                               decoding={"pad_token_id": pad_token_id(model, tokenizer)})  # fmt: skip
     metrics = Metrics(rows)
     service = Service(

@@ -4,7 +4,7 @@ Contract: `serve(app, host, port)` runs `app` (from `kvlimit.serve.app.create_ap
 SIGINT, then drains: uvicorn stops accepting connections and closes idle ones, the engine's worker
 admits nothing more and lets what is in flight run for the settings' `drain_seconds`, then ends the
 rest with a final event saying why (`kvlimit.serve.worker`); every response is written whole before
-the process exits. `running(app)` is the same server in a thread of this process on a free loopback
+`serve` returns (the signal is not raised again: the command exits 0). `running(app)` is the same server in a thread of this process on a free loopback
 port (tests, benchmarks): it yields the base URL and drains when the block ends.
 """
 
@@ -30,6 +30,9 @@ class DrainingServer(uvicorn.Server):
         service = self.config.app.state.service  # the FastAPI app (uvicorn keeps it as given)
         service.worker.drain(service.settings.drain_seconds)
         await super().shutdown(sockets)
+        # uvicorn raises the signal it caught again once it is done, so that the process dies of it; the
+        # drain is this server's answer to SIGTERM, and the command exits 0 after it
+        getattr(self, "_captured_signals", []).clear()
 
 
 def _config(app: Any, **kwargs: Any) -> uvicorn.Config:
