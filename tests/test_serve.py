@@ -301,3 +301,21 @@ def test_stop_strings_end_the_text_before_them(server, tiny):
     with httpx.stream("POST", f"{url}{TEXT}", json={**body, "stream": True}) as response:
         pieces = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: {")]
     assert "".join(p["choices"][0]["text"] for p in pieces) == whole["text"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--batch-size", "2", "--memory", "1GiB"], "give --batch-size or --memory, not both"),
+        (["--max-queue", "-1"], "--max-queue must be >= 0"),
+        (["--drain-seconds", "-5"], "--drain-seconds must be >= 0"),
+        (["--memory", "lots"], "--memory"),
+        (["--cache-limit", "0"], "--cache-limit must be a positive number"),
+        (["--policy", "lru"], "--policy 'lru' is not a known policy"),
+    ],
+)
+def test_the_command_line_refuses_bad_options_before_loading(argv, says, capsys):
+    from kvlimit.cli import main
+
+    assert main(["serve", "--model", "/nonexistent/never-loaded", *argv]) == 2
+    assert says in capsys.readouterr().err

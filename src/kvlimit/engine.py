@@ -14,8 +14,9 @@ of its own) through one `BoundedCache` of R rows. Two ways to drive it, from one
   what it made, in order: a `Token` for every new token of every sequence, a `Finished` for every
   sequence that ended. The rows stay in the batch (a free row decodes too; its token is never read).
 
-A step prefills at most one chunk of the prompt at the head of the queue (once the rows have room for
-its sequences), then decodes every active row in one forward. The prompt is prefilled alone, in a
+A step feeds prompt pieces through the prefill (the queue's head first, once the rows have room for its
+sequences): one piece, and more while they add up to at most the config's `prefill_chunk` tokens (so
+several short prompts start in one step), then decodes every active row in one forward. The prompt is prefilled alone, in a
 one-row cache built from the same config, in the chunks `kvlimit.generate` feeds it in (the config's
 `prefill_chunk`; else, when it is longer than the limit, the policy's; else whole), so a long prompt
 costs the decoding rows one chunk's forward per step rather than its whole prefill. Its last column's
@@ -414,12 +415,13 @@ class ContinuousEngine:
         return bool(self._queue) or self._prefill is not None or any(r is not None for r in self._rows)
 
     def step(self) -> list[Token | Finished]:
-        """One piece of work (see the module docstring): at most one chunk of a prompt's prefill, then one
-        decode forward of the active rows. Returns the tokens made and the sequences ended, in order."""
+        """One piece of work (see the module docstring): prompt pieces of at most `prefill_chunk` tokens in
+        all (at least one piece), then one decode forward of the active rows. Returns the tokens made and the
+        sequences ended, in order."""
         if self.cache is None:
             self.open()
         events: list[Token | Finished] = []
-        self._prefill_piece(events)
+        self._prefill_pieces(events)
         if any(row is not None for row in self._rows):
             self._decode(events)
         self.active = sum(row is not None for row in self._rows)
@@ -477,20 +479,35 @@ class ContinuousEngine:
         seed = (self.seed, request.id) if request.seed is None else (request.seed, "")
         return _Queued(request, ids, rules, sequences, seed)
 
-    def _prefill_piece(self, events: list[Token | Finished]) -> None:
-        """Feed the next chunk of the prompt being prefilled (starting the queue's head when there is
-        room for its sequences); after its last column, start its sequences."""
-        if self._prefill is None:
-            free = sum(row is None for row in self._rows)
-            if not self._queue or free < self._queue[0].sequences:
+    def _prefill_pieces(self, events: list[Token | Finished]) -> None:
+        """Feed prompt pieces (starting the queue's head when the rows have room for its sequences): at
+        least one, and more while their tokens stay within the config's `prefill_chunk` (several short
+        prompts in one step); after a prompt's last column, start its sequences."""
+        budget, fed = self.config.prefill_chunk or 0, 0
+        while self._prefill is not None or self._start_prefill():
+            assert self._prefill is not None
+            start, end = self._prefill.pieces[0]
+            if fed and fed + end - start > budget:
                 return
-            queued = self._queue.popleft()
-            self._scratch.reset()
-            n = queued.ids.shape[1]
-            chunk = prefill_chunk(self._scratch, n, self.config.prefill_chunk)
-            pieces = [(0, n)] if chunk is None else [*prefill_spans(n, chunk), (n - 1, n)]
-            self._prefill = _Prefill(queued, pieces, time.perf_counter())
+            fed += end - start
+            self._feed(events)
+
+    def _start_prefill(self) -> bool:
+        free = sum(row is None for row in self._rows)
+        if not self._queue or free < self._queue[0].sequences:
+            return False
+        queued = self._queue.popleft()
+        self._scratch.reset()
+        n = queued.ids.shape[1]
+        chunk = prefill_chunk(self._scratch, n, self.config.prefill_chunk)
+        pieces = [(0, n)] if chunk is None else [*prefill_spans(n, chunk), (n - 1, n)]
+        self._prefill = _Prefill(queued, pieces, time.perf_counter())
+        return True
+
+    def _feed(self, events: list[Token | Finished]) -> None:
+        """The next piece of the prompt being prefilled through the one-row cache."""
         fill = self._prefill
+        assert fill is not None
         start, end = fill.pieces.pop(0)
         ids = fill.queued.ids[:, start:end]
         if fill.pieces:  # a chunk before the last column: planned as a prompt chunk, with its mask

@@ -178,5 +178,5 @@ def _rows(args: argparse.Namespace, loaded: LoadedModel, config: LimitConfig) ->
                        "one decoding, one to prefill); see kvlimit plan")  # fmt: skip
     peak = result.rows[0].predicted_peak_bytes or 0
     status(args, f"--memory {args.memory}: {fits} rows fit at cache_limit {limit} (predicted peak "
-                 f"{format_bytes(peak)}); {fits - 1} decode, one prefills")  # fmt: skip
+                 f"{peak / 2**20:.0f} MiB); {fits - 1} decode, one prefills")  # fmt: skip
     return fits - 1
