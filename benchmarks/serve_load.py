@@ -48,6 +48,13 @@ def arguments() -> argparse.Namespace:
         "--memory", default="1200MiB", help="kvlimit serve --memory (its rows: what the plan fits)"
     )
     parser.add_argument("--max-queue", type=int, default=64)
+    parser.add_argument(
+        "--stories",
+        action="store_true",
+        help="every request asks for a long story (else half ask for a word)",
+    )
+    parser.add_argument("--long-request", action=argparse.BooleanOptionalAction, default=True,
+                        help="also send one prompt longer than the context")  # fmt: skip
     parser.add_argument("--servers", default="kvlimit,transformers")
     parser.add_argument("--overload-queue", type=int, default=None,
                         help="also run kvlimit with this --max-queue (429s expected)")  # fmt: skip
@@ -64,13 +71,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def bodies(count: int, max_tokens: int, model: str) -> list[dict[str, Any]]:
+def bodies(count: int, max_tokens: int, model: str, stories: bool = False) -> list[dict[str, Any]]:
     """Chat requests: every other one asks for a long story, the rest for one word (answers end at
-    different lengths, end of sequence on)."""
+    different lengths, end of sequence on); with `stories`, every one asks for a story."""
     out = []
     for i in range(count):
         topic = TOPICS[i % len(TOPICS)]
-        text = f"Write a long story about {topic}." if i % 2 == 0 else f"Name one colour for {topic}."
+        text = (
+            f"Write a long story about {topic}." if stories or i % 2 == 0 else f"Name one colour for {topic}."
+        )
         out.append({"model": model, "messages": [{"role": "user", "content": text}], "max_tokens": max_tokens,
                     "temperature": 0.7, "top_p": 0.9})  # fmt: skip
     return out
@@ -157,11 +166,12 @@ def measure(
     name: str, url: str, model: str, args: argparse.Namespace, pid: int
 ) -> tuple[Any, dict[str, Any]]:
     one_request(url, bodies(1, 8, model)[0])  # warm up
-    outcomes, wall = run_load(url, bodies(args.requests, args.max_tokens, model), concurrency=args.concurrency,
-                              label=name)  # fmt: skip
+    requests = bodies(args.requests, args.max_tokens, model, args.stories)
+    outcomes, wall = run_load(url, requests, concurrency=args.concurrency, label=name)
     summary = summarize(outcomes, wall)
     summary["peak_rss_bytes"] = peak_rss(pid)
-    summary["longer_than_context"] = one_request(url, long_request(model))
+    if args.long_request:
+        summary["longer_than_context"] = one_request(url, long_request(model))
     return outcomes, summary
 
 
@@ -223,7 +233,8 @@ def main() -> int:
         lines.append(f"{name}: peak RSS {summary['peak_rss_bytes'] / 2**20:.0f} MiB"
                      + (f" (plan predicted {summary['predicted_peak_bytes'] / 2**20:.0f} MiB)" if summary.get("predicted_peak_bytes") else "")
                      + f"; finish reasons {summary['finish_reasons']}")  # fmt: skip
-        lines.append(f"  longer than the context: {json.dumps(summary['longer_than_context'])[:400]}")
+        if "longer_than_context" in summary:
+            lines.append(f"  longer than the context: {json.dumps(summary['longer_than_context'])[:400]}")
     print("\n".join(lines))
     if args.table:
         pathlib.Path(args.table).write_text("\n".join(lines) + "\n")
@@ -231,8 +242,8 @@ def main() -> int:
         data = {**facts, "runs": {n: {**s, "outcomes": outcomes_json(o)} for n, (o, s) in runs.items()}}
         pathlib.Path(args.json).write_text(json.dumps(data, indent=1))
     if args.plot:
-        title = (f"{args.requests} streamed chat requests at concurrency {args.concurrency}, max_tokens {args.max_tokens}, "
-                 "SmolLM2-135M float32, one CPU core")  # fmt: skip
+        title = (f"{args.requests} streamed chat requests{' (stories)' if args.stories else ''} at concurrency "
+                 f"{args.concurrency}, max_tokens {args.max_tokens}, SmolLM2-135M float32, one CPU core")  # fmt: skip
         plot_load(runs, args.plot, title)
     return 0
 
