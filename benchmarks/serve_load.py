@@ -58,6 +58,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--servers", default="kvlimit,transformers")
     parser.add_argument("--overload-queue", type=int, default=None,
                         help="also run kvlimit with this --max-queue (429s expected)")  # fmt: skip
+    parser.add_argument("--extra-limit", type=int, default=None,
+                        help="also run kvlimit at this --cache-limit in the same --memory")  # fmt: skip
     parser.add_argument("--json", default=None)
     parser.add_argument("--plot", default=None)
     parser.add_argument("--table", default=None)
@@ -113,9 +115,14 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], path: str, timeout: f
 
 
 def peak_rss(pid: int) -> int:
-    """The process's peak resident memory so far (VmHWM), in bytes."""
+    """The peak resident memory so far (VmHWM) of the process and every process under it (transformers
+    serve runs its model in a child process), added up, in bytes."""
     text = pathlib.Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"VmHWM:\s+(\d+) kB", text).group(1)) * 1024
+    total = int(re.search(r"VmHWM:\s+(\d+) kB", text).group(1)) * 1024
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            total += peak_rss(int(child))
+    return total
 
 
 def one_request(url: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -135,9 +142,9 @@ def one_request(url: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def serve_kvlimit(
-    args: argparse.Namespace, port: int, max_queue: int, log: pathlib.Path
+    args: argparse.Namespace, port: int, limit: int, max_queue: int, log: pathlib.Path
 ) -> tuple[Any, dict[str, Any]]:
-    command = [sys.executable, "-m", "kvlimit", "serve", "--cache-limit", str(args.cache_limit), "--memory",
+    command = [sys.executable, "-m", "kvlimit", "serve", "--cache-limit", str(limit), "--memory",
                args.memory, "--max-queue", str(max_queue), "--port", str(port), "--threads", "1", "--seed", "0"]  # fmt: skip
     process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT)
     wait_ready(f"http://127.0.0.1:{port}", process, "/health")
@@ -191,29 +198,25 @@ def main() -> int:
     runs: dict[str, Any] = {}
     facts: dict[str, Any] = {"settings": vars(args)}
     rows = None
-    plans = [("kvlimit", args.max_queue)] + (
-        [("kvlimit-overload", args.overload_queue)] if args.overload_queue else []
-    )
-    for name, queue in plans if "kvlimit" in servers else []:
+    plans = [("kvlimit", args.cache_limit, args.max_queue)]
+    if args.overload_queue is not None:
+        plans.append(("kvlimit-overload", args.cache_limit, args.overload_queue))
+    if args.extra_limit is not None:
+        plans.append((f"kvlimit-{args.extra_limit}", args.extra_limit, args.max_queue))
+    for name, limit, queue in plans if "kvlimit" in servers else []:
         port = free_port()
-        process, info = serve_kvlimit(args, port, queue, logs / f"{name}.log")
-        rows = info["rows"]
+        process, info = serve_kvlimit(args, port, limit, queue, logs / f"{name}.log")
+        rows = info["rows"] if rows is None else rows  # transformers gets the bytes of the first run's rows
+        url = f"http://127.0.0.1:{port}"
         try:
             outcomes, summary = measure(
-                f"{name} ({rows} rows)",
-                f"http://127.0.0.1:{port}",
-                "SmolLM2-135M-Instruct",
-                args,
-                process.pid,
+                f"{name} ({info['rows']} rows)", url, "SmolLM2-135M-Instruct", args, process.pid
             )
-            summary["metrics_after"] = httpx.get(f"http://127.0.0.1:{port}/metrics").text
+            summary["metrics_after"] = httpx.get(f"{url}/metrics").text
         finally:
             stop(process)
         summary["exit_code"] = process.returncode
-        runs[f"kvlimit serve, {rows} rows x {args.cache_limit}, queue {queue}"] = (
-            outcomes,
-            {**summary, **info},
-        )
+        runs[f"kvlimit serve, {info['rows']} rows x {limit}, queue {queue}"] = (outcomes, {**summary, **info})
     if "transformers" in servers:
         folder = subprocess.run([sys.executable, "-c", "import kvlimit; print(kvlimit.model_folder())"],
                                 capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]  # fmt: skip

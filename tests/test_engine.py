@@ -327,3 +327,18 @@ def test_a_long_prompt_is_prefilled_between_decode_steps():
     while engine.busy:
         got.update({e.id: e.tokens for e in engine.step() if isinstance(e, kvlimit.Finished)})
     assert got[long.id] == alone(model, long, config, decoding)
+
+
+def test_a_compiled_decode_step_gives_the_same_tokens():
+    """`compile=`: the batch's decode forward compiled (aot_eager: the graph dynamo captures, without a C++
+    compile) gives every sequence the tokens of the eager engine; prompts are prefilled eagerly."""
+    from transformers.generation.configuration_utils import CompileConfig
+
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT)
+    decoding = {"max_new_tokens": NEW, **SAMPLING}
+    reqs = requests(model)
+    compiled = CompileConfig(backend="aot_eager", fullgraph=True, dynamic=False, mode="default")
+    assert run(model, config, decoding, reqs, compile=compiled) == run(model, config, decoding, reqs)
+    with pytest.raises(ValueError, match="compile: policy tova"):
+        ContinuousEngine(model, kvlimit.LimitConfig.create(LIMIT, "tova"), rows=2, compile=True)

@@ -224,6 +224,7 @@ BAD = [  # path, body, status, param, what the message says
     (TEXT, {"prompt": "x", "echo": True}, 400, "echo", "not supported"),
     (TEXT, {"prompt": "x", "logprobs": 30}, 400, "logprobs", "less than or equal to 20"),
     (TEXT, {"prompt": "x", "stop": ["a", "b", "c", "d", "e"]}, 400, "stop", "at most 4"),
+    (TEXT, {"prompt": "x", "stop": "z" * 201}, 400, "stop", "1 to 200 characters"),
     (TEXT, {"prompt": "x", "ignore_eos": True}, 400, "ignore_eos", "needs max_tokens"),
     (TEXT, {"prompt": "x", "model": "gpt-4"}, 404, "model", "this server serves 'tiny'"),
     (TEXT, {"prompt": "x" * 9000}, 413, None, "larger than 8192 bytes"),

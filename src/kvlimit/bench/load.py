@@ -171,8 +171,9 @@ def plot_load(runs: dict[str, tuple[list[Outcome], dict[str, Any]]], path: str, 
     FigureCanvasAgg(figure)
     rate, first, token = figure.subplots(1, 3)
     names = list(runs)
+    labels = [name.replace(", ", "\n") for name in names]
     rate.bar(range(len(names)), [runs[n][1]["tokens_per_s"] for n in names], color="#1f77b4")
-    rate.set_xticks(range(len(names)), names, fontsize=7, rotation=12)
+    rate.set_xticks(range(len(names)), labels, fontsize=7)
     rate.set_title("aggregate completion tokens/s", fontsize=9)
     for panel, values, label in (
         (first, lambda o: [x.first_token for x in o if x.complete and x.first_token is not None], "time to first token (s)"),
@@ -180,7 +181,7 @@ def plot_load(runs: dict[str, tuple[list[Outcome], dict[str, Any]]], path: str, 
     ):  # fmt: skip
         data = [values(runs[n][0]) or [0.0] for n in names]
         panel.boxplot(data, whis=(1, 99), showfliers=False)
-        panel.set_xticks(range(1, len(names) + 1), names, fontsize=7, rotation=12)
+        panel.set_xticks(range(1, len(names) + 1), labels, fontsize=7)
         panel.set_title(f"{label}: box p25-p75, whiskers p1-p99", fontsize=9)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()

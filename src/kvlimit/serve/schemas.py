@@ -16,8 +16,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-#: The most stop strings a request may give (OpenAI's limit).
+#: The most stop strings a request may give (OpenAI's limit), and the longest (transformers' stop-string
+#: criterion prepares a table over the vocabulary for each).
 MAX_STOP = 4
+MAX_STOP_CHARS = 200
 
 
 class _Strict(BaseModel):
@@ -58,8 +60,8 @@ class SamplingFields(_Strict):
         stops = [value] if isinstance(value, str) else value
         if len(stops) > MAX_STOP:
             raise ValueError(f"at most {MAX_STOP} stop strings; got {len(stops)}")
-        if any(not s for s in stops):
-            raise ValueError("a stop string must not be empty")
+        if any(not s or len(s) > MAX_STOP_CHARS for s in stops):
+            raise ValueError(f"a stop string must have 1 to {MAX_STOP_CHARS} characters")
         return stops or None
 
     def unsupported(self) -> tuple[str, str] | None:

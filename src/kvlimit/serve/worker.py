@@ -6,8 +6,9 @@ thread of its own (`start` / `close`). From any thread:
 - `submit(request, sink)` hands a `kvlimit.engine.Request` to the engine; `sink(event)` is then called
   from the engine's thread with every `Token` and `Finished` of that request, as they are made, or one
   `Failed` (the engine refused the request: status 400; a step failed: 500; the drain ran out: 503).
-  Raises `QueueFull` (with `retry_after` seconds) when `max_queue` requests wait already, `Draining`
-  once `drain` was called.
+  Raises `QueueFull` (with `retry_after` seconds) when `max_queue` requests wait already beyond the rows
+  free now (a request for which a row is free waits only for its prefill), `Draining` once `drain` was
+  called.
 - `cancel(request_id)` ends a request at the next step boundary, wherever it is: its rows are free
   for the next step (a disconnected client's request).
 - `drain(seconds)`: admit nothing more; requests in flight go on, and those still running after
@@ -115,11 +116,12 @@ class EngineWorker:
             if self._deadline is not None:
                 raise Draining("the server is shutting down and admits no new request")
             waiting = self.queued
-            if waiting >= self.max_queue:
-                retry = math.ceil(self._request_seconds * (waiting + 1) / self.engine.rows)
+            backlog = waiting - (self.engine.rows - self.engine.active)  # beyond the rows free now
+            if backlog >= self.max_queue:
+                retry = math.ceil(self._request_seconds * (backlog + 1) / self.engine.rows)
                 raise QueueFull(
-                    f"the server is at capacity: {self.engine.rows} rows decoding and {waiting} requests "
-                    f"queued (--max-queue {self.max_queue}); retry later",
+                    f"the server is at capacity: {self.engine.active} of {self.engine.rows} rows decoding and "
+                    f"{waiting} requests waiting (--max-queue {self.max_queue}); retry later",
                     max(1, retry),
                 )
             self._inbox.append((request, sink))
