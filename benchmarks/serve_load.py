@@ -32,7 +32,7 @@ from typing import Any
 
 import httpx2 as httpx
 
-from kvlimit.bench.load import load_lines, outcomes_json, plot_load, run_load, summarize
+from kvlimit.bench.load import load_lines, outcomes_from_json, outcomes_json, plot_load, run_load, summarize
 from kvlimit.bench.workloads import TOPICS
 
 CONTEXT = 8192  # SmolLM2-135M's max_position_embeddings
@@ -64,6 +64,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--plot", default=None)
     parser.add_argument("--table", default=None)
     parser.add_argument("--logs", default="benchmarks/results/serve")
+    parser.add_argument(
+        "--from-json", default=None, help="render the table and plot of a saved --json run again"
+    )
     return parser.parse_args()
 
 
@@ -190,8 +193,45 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         process.kill()
 
 
+def report(runs: dict[str, Any], settings: dict[str, Any], facts: dict[str, Any]) -> None:
+    """Print the table; write it, the JSON (`facts` and every run's outcomes) and the plot where asked."""
+    summaries = {name: summary for name, (_, summary) in runs.items()}
+    lines = load_lines(summaries)
+    for name, summary in summaries.items():
+        lines.append(f"{name}: peak RSS {summary['peak_rss_bytes'] / 2**20:.0f} MiB"
+                     + (f" (plan predicted {summary['predicted_peak_bytes'] / 2**20:.0f} MiB)" if summary.get("predicted_peak_bytes") else "")
+                     + f"; finish reasons {summary['finish_reasons']}")  # fmt: skip
+        if "longer_than_context" in summary:
+            lines.append(f"  longer than the context: {json.dumps(summary['longer_than_context'])[:400]}")
+    print("\n".join(lines))
+    if settings["table"]:
+        pathlib.Path(settings["table"]).write_text("\n".join(lines) + "\n")
+    if settings["json"]:
+        data = {**facts, "runs": {n: {**s, "outcomes": outcomes_json(o)} for n, (o, s) in runs.items()}}
+        pathlib.Path(settings["json"]).write_text(json.dumps(data, indent=1))
+    if settings["plot"]:
+        title = (f"{settings['requests']} streamed chat requests{' (stories)' if settings['stories'] else ''} at concurrency "
+                 f"{settings['concurrency']}, max_tokens {settings['max_tokens']}, SmolLM2-135M float32, one CPU core")  # fmt: skip
+        plot_load(runs, settings["plot"], title)
+
+
+def rerender(args: argparse.Namespace) -> int:
+    """The table (and plot) of a saved run, from its outcomes."""
+    data = json.loads(pathlib.Path(args.from_json).read_text())
+    runs = {}
+    for name, run in data["runs"].items():
+        outcomes = outcomes_from_json(run.pop("outcomes"))
+        runs[name] = (outcomes, {**run, **summarize(outcomes, run["wall_s"])})
+    report(
+        runs, data["settings"] | {k: v for k, v in vars(args).items() if k in ("table", "plot", "json")}, {}
+    )
+    return 0
+
+
 def main() -> int:
     args = arguments()
+    if args.from_json:
+        return rerender(args)
     logs = pathlib.Path(args.logs)
     logs.mkdir(parents=True, exist_ok=True)
     servers = args.servers.split(",")
@@ -230,24 +270,7 @@ def main() -> int:
             outcomes,
             {**summary, **info},
         )
-    summaries = {name: summary for name, (_, summary) in runs.items()}
-    lines = load_lines(summaries)
-    for name, summary in summaries.items():
-        lines.append(f"{name}: peak RSS {summary['peak_rss_bytes'] / 2**20:.0f} MiB"
-                     + (f" (plan predicted {summary['predicted_peak_bytes'] / 2**20:.0f} MiB)" if summary.get("predicted_peak_bytes") else "")
-                     + f"; finish reasons {summary['finish_reasons']}")  # fmt: skip
-        if "longer_than_context" in summary:
-            lines.append(f"  longer than the context: {json.dumps(summary['longer_than_context'])[:400]}")
-    print("\n".join(lines))
-    if args.table:
-        pathlib.Path(args.table).write_text("\n".join(lines) + "\n")
-    if args.json:
-        data = {**facts, "runs": {n: {**s, "outcomes": outcomes_json(o)} for n, (o, s) in runs.items()}}
-        pathlib.Path(args.json).write_text(json.dumps(data, indent=1))
-    if args.plot:
-        title = (f"{args.requests} streamed chat requests{' (stories)' if args.stories else ''} at concurrency "
-                 f"{args.concurrency}, max_tokens {args.max_tokens}, SmolLM2-135M float32, one CPU core")  # fmt: skip
-        plot_load(runs, args.plot, title)
+    report(runs, vars(args), facts)
     return 0
 
 

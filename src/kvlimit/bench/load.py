@@ -9,7 +9,7 @@ token on both servers), its completion tokens (the final `usage`, else the conte
 its finish reason (a stream that ends without one, or with an error event, was cut short), whether it
 ended with `data: [DONE]` (OpenAI's last event; transformers serve 5.25 sends none) and the error body. `summarize` turns them into the numbers
 a report gives (completed, rejected with 429, failed, cut short; tokens/s over the wall time; time to
-first token and per-token latency p50 / p99); `load_lines` renders the table, `plot_load` the figure.
+first token, per-token latency p50 / p99 and the longest gap; a whole request's seconds p50 / p99); `load_lines` renders the table, `plot_load` the figure.
 Nothing is retried: a 429 is counted as such.
 """
 
@@ -123,6 +123,7 @@ def summarize(outcomes: list[Outcome], wall: float) -> dict[str, Any]:
     complete = [o for o in outcomes if o.complete]
     firsts = sorted(o.first_token for o in complete if o.first_token is not None)
     gaps = sorted(g for o in complete for g in o.gaps)
+    whole = sorted(o.seconds for o in complete)
     tokens = sum(o.tokens for o in complete)
     return {
         "requests": len(outcomes),
@@ -141,6 +142,9 @@ def summarize(outcomes: list[Outcome], wall: float) -> dict[str, Any]:
         "ttft_p99_s": quantile(firsts, 0.99) if firsts else None,
         "token_latency_p50_s": quantile(gaps, 0.5) if gaps else None,
         "token_latency_p99_s": quantile(gaps, 0.99) if gaps else None,
+        "longest_gap_s": gaps[-1] if gaps else None,
+        "request_p50_s": quantile(whole, 0.5) if whole else None,
+        "request_p99_s": quantile(whole, 0.99) if whole else None,
         "errors": sorted({o.error for o in outcomes if o.error})[:5],
     }
 
@@ -151,25 +155,30 @@ def load_lines(summaries: dict[str, dict[str, Any]]) -> list[str]:
     def ms(value: float | None) -> str:
         return "-" if value is None else f"{value * 1000:.0f}"
 
-    lines = [f"{'run':<34}{'done':>6}{'429':>5}{'fail':>5}{'cut':>5}{'tokens':>8}{'wall s':>8}{'tok/s':>8}"
-             f"{'TTFT p50':>10}{'p99':>8}{'tok p50':>9}{'p99':>7}  (ms)"]  # fmt: skip
+    def seconds(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f}"
+
+    lines = [f"{'run':<40}{'done':>5}{'429':>5}{'fail':>5}{'cut':>4}{'tokens':>7}{'wall s':>7}{'tok/s':>6}"
+             f"{'TTFT p50':>9}{'p99':>7}{'tok p50':>8}{'p99':>6}{'max':>7}{'req p50':>8}{'p99':>7}  (ms; req: s)"]  # fmt: skip
     for name, s in summaries.items():
         lines.append(
-            f"{name:<34}{s['completed']:>6}{s['rejected_429']:>5}{s['failed']:>5}{s['cut_short']:>5}{s['tokens']:>8}"
-            f"{s['wall_s']:>8.1f}{s['tokens_per_s']:>8.1f}{ms(s['ttft_p50_s']):>10}{ms(s['ttft_p99_s']):>8}"
-            f"{ms(s['token_latency_p50_s']):>9}{ms(s['token_latency_p99_s']):>7}"
+            f"{name:<40}{s['completed']:>5}{s['rejected_429']:>5}{s['failed']:>5}{s['cut_short']:>4}{s['tokens']:>7}"
+            f"{s['wall_s']:>7.0f}{s['tokens_per_s']:>6.1f}{ms(s['ttft_p50_s']):>9}{ms(s['ttft_p99_s']):>7}"
+            f"{ms(s['token_latency_p50_s']):>8}{ms(s['token_latency_p99_s']):>6}{ms(s.get('longest_gap_s')):>7}"
+            f"{seconds(s.get('request_p50_s')):>8}{seconds(s.get('request_p99_s')):>7}"
         )
     return lines
 
 
 def plot_load(runs: dict[str, tuple[list[Outcome], dict[str, Any]]], path: str, title: str) -> None:
-    """Per run: tokens/s, and the distributions of time to first token and per-token latency."""
+    """Per run: tokens/s, and the distributions of time to first token, per-token latency (its longest gap
+    marked) and whole requests' seconds."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(13, 3.8), dpi=110)
+    figure = Figure(figsize=(15, 3.9), dpi=110)
     FigureCanvasAgg(figure)
-    rate, first, token = figure.subplots(1, 3)
+    rate, first, token, whole = figure.subplots(1, 4)
     names = list(runs)
     labels = [name.replace(", ", "\n") for name in names]
     rate.bar(range(len(names)), [runs[n][1]["tokens_per_s"] for n in names], color="#1f77b4")
@@ -178,11 +187,19 @@ def plot_load(runs: dict[str, tuple[list[Outcome], dict[str, Any]]], path: str, 
     for panel, values, label in (
         (first, lambda o: [x.first_token for x in o if x.complete and x.first_token is not None], "time to first token (s)"),
         (token, lambda o: [g for x in o if x.complete for g in x.gaps], "per-token latency (s)"),
+        (whole, lambda o: [x.seconds for x in o if x.complete], "a whole request (s)"),
     ):  # fmt: skip
         data = [values(runs[n][0]) or [0.0] for n in names]
         panel.boxplot(data, whis=(1, 99), showfliers=False)
         panel.set_xticks(range(1, len(names) + 1), labels, fontsize=7)
-        panel.set_title(f"{label}: box p25-p75, whiskers p1-p99", fontsize=9)
+        panel.set_title(f"{label}:\nbox p25-p75, whiskers p1-p99", fontsize=9)
+    longest = [
+        max(values, default=0.0)
+        for values in ([g for x in runs[n][0] if x.complete for g in x.gaps] for n in names)
+    ]
+    token.scatter(range(1, len(names) + 1), longest, marker="x", color="#d62728", label="longest gap")
+    token.set_yscale("log")
+    token.legend(fontsize=7)
     figure.suptitle(title, fontsize=10)
     figure.tight_layout()
     figure.savefig(path, format="png")
@@ -190,3 +207,7 @@ def plot_load(runs: dict[str, tuple[list[Outcome], dict[str, Any]]], path: str, 
 
 def outcomes_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     return [asdict(o) for o in outcomes]
+
+
+def outcomes_from_json(records: list[dict[str, Any]]) -> list[Outcome]:
+    return [Outcome(**record) for record in records]
