@@ -16,11 +16,11 @@ of its own) through one `BoundedCache` of R rows. Two ways to drive it, from one
 
 A step feeds prompt pieces through the prefill (the queue's head first, once the rows have room for its
 sequences): one piece, and more while they add up to at most the config's `prefill_chunk` tokens (so
-several short prompts start in one step), then decodes every active row in one forward. The prompt is prefilled alone, in a
-one-row cache built from the same config, in the chunks `kvlimit.generate` feeds it in (the config's
-`prefill_chunk`; else, when it is longer than the limit, the policy's; else whole), so a long prompt
-costs the decoding rows one chunk's forward per step rather than its whole prefill. Its last column's
-logits give each sequence's first token, and its row state is loaded into a free row
+several short prompts start in one step), then decodes every active row in one forward. The prompt is
+prefilled alone, in a one-row cache built from the same config, in the chunks `kvlimit.generate` feeds
+it in (the config's `prefill_chunk`; else, when it is longer than the limit, the policy's; else whole),
+so a long prompt costs the decoding rows one chunk's forward per step rather than its whole prefill. Its
+last column's logits give each sequence's first token, and its row state is loaded into a free row
 (`BoundedCache.load_row`: counters, kept slots, keys and values, positions, the recall store's blocks).
 The batch's cache is allocated once.
 

@@ -4,13 +4,14 @@ chat requests at a fixed concurrency over loopback, bounded in count and time.
 Contract: `run_load(url, bodies, concurrency=C)` sends every body of `bodies` to `url`'s
 `/v1/chat/completions` with `stream: true`, at most C at once, a tqdm bar over finished requests on a
 terminal, and returns one `Outcome` per request: its HTTP status, seconds to its first content chunk
-(time to first token), the gaps between its content chunks (per-token latency; a chunk carries one
-token on both servers), its completion tokens (the final `usage`, else the content chunks counted),
-its finish reason (a stream that ends without one, or with an error event, was cut short), whether it
-ended with `data: [DONE]` (OpenAI's last event; transformers serve 5.25 sends none) and the error body. `summarize` turns them into the numbers
-a report gives (completed, rejected with 429, failed, cut short; tokens/s over the wall time; time to
-first token, per-token latency p50 / p99 and the longest gap; a whole request's seconds p50 / p99); `load_lines` renders the table, `plot_load` the figure.
-Nothing is retried: a 429 is counted as such.
+(time to first token), the gaps between its content chunks (per-token latency; a chunk carries one token
+on both servers), its completion tokens (the final `usage`, else the content chunks counted), its finish
+reason (a stream that ends without one, or with an error event, was cut short), whether it ended with
+`data: [DONE]` (OpenAI's last event; transformers serve 5.25 sends none) and the error body. `summarize`
+turns them into the numbers a report gives (completed, rejected with 429, failed, cut short; tokens/s
+over the wall time; time to first token, per-token latency p50 / p99 and the longest gap; a whole
+request's seconds p50 / p99); `load_lines` renders the table, `plot_load` the figure. Nothing is
+retried: a 429 is counted as such.
 """
 
 from __future__ import annotations

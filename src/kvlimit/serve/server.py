@@ -4,7 +4,8 @@ Contract: `serve(app, host, port)` runs `app` (from `kvlimit.serve.app.create_ap
 SIGINT, then drains: uvicorn stops accepting connections and closes idle ones, the engine's worker
 admits nothing more and lets what is in flight run for the settings' `drain_seconds`, then ends the
 rest with a final event saying why (`kvlimit.serve.worker`); every response is written whole before
-`serve` returns (the signal is not raised again: the command exits 0). `running(app)` is the same server in a thread of this process on a free loopback
+`serve` returns (the signal is not raised again: the command exits 0).
+`running(app)` is the same server in a thread of this process on a free loopback
 port (tests, benchmarks): it yields the base URL and drains when the block ends.
 """
 
