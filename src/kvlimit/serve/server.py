@@ -27,9 +27,12 @@ logger = logging.getLogger(__name__)
 class DrainingServer(uvicorn.Server):
     """uvicorn's server, draining the engine's requests as it shuts down (see the module docstring)."""
 
+    def __init__(self, config: uvicorn.Config, service: Any):
+        super().__init__(config)
+        self.service = service
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        service = self.config.app.state.service  # the FastAPI app (uvicorn keeps it as given)
-        service.worker.drain(service.settings.drain_seconds)
+        self.service.worker.drain(self.service.settings.drain_seconds)
         await super().shutdown(sockets)
         # uvicorn raises the signal it caught again once it is done, so that the process dies of it; the
         # drain is this server's answer to SIGTERM, and the command exits 0 after it
@@ -44,7 +47,7 @@ def _config(app: Any, **kwargs: Any) -> uvicorn.Config:
 
 def serve(app: Any, host: str, port: int, *, log_level: str = "info") -> None:
     """Run `app` on `host`:`port` until SIGTERM or SIGINT, then drain (see the module docstring)."""
-    DrainingServer(_config(app, host=host, port=port, log_level=log_level)).run()
+    DrainingServer(_config(app, host=host, port=port, log_level=log_level), app.state.service).run()
 
 
 @contextlib.contextmanager
@@ -54,7 +57,7 @@ def running(app: Any, host: str = "127.0.0.1", timeout: float = 60.0) -> Iterato
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]
-    server = DrainingServer(_config(app, log_config=None, log_level="warning"))
+    server = DrainingServer(_config(app, log_config=None, log_level="warning"), app.state.service)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="kvlimit-serve", daemon=True
     )
