@@ -162,6 +162,7 @@ REQUIRED = {
     "plan": [],
     "needle": [],
     "throughput": [],
+    "serve": [],
 }
 
 
