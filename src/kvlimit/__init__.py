@@ -12,7 +12,7 @@ Importing kvlimit patches nothing. See README.md for the semantics and supported
 from .build import build_cache, recall_families
 from .cache import BoundedCache, StepInputs
 from .config import LimitConfig
-from .engine import ContinuousEngine, Finished, Request, sequence_seed
+from .engine import ContinuousEngine, Finished, Request, Token, sequence_seed
 from .forward import forward_step
 from .generation import disable, enable, generate
 from .integrations.hf import UnsupportedModelError, inspect_model, supported_families
@@ -37,6 +37,7 @@ __all__ = [
     "Sinks",
     "SlotView",
     "StepInputs",
+    "Token",
     "UnsupportedModelError",
     "Window",
     "__version__",

@@ -10,7 +10,8 @@ Contract
 - Subcommands: every module in `SUBCOMMANDS` exposes `register(subparsers) -> None`, which adds its
   parser and `set_defaults(handler=fn)` with `fn(args) -> int`: `generate`, `info` and `plan`
   (`kvlimit.commands`), `ppl` (`kvlimit.eval.command`), `needle` (`kvlimit.eval.needle_command`)
-  `bench` (`kvlimit.bench.command`) and `throughput` (`kvlimit.bench.throughput_command`).
+  `bench` (`kvlimit.bench.command`), `throughput` (`kvlimit.bench.throughput_command`) and `serve`
+  (`kvlimit.commands.serve`, the OpenAI-compatible server; its dependencies load only when it runs).
   Handlers raise `CLIError`, `ModelLoadError`, `UnsupportedModelError` or `ValueError` for user
   errors; `main` turns those into the one line and exit status 2.
 
@@ -36,6 +37,7 @@ from .clitools import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, PROG, CLIE
 from .commands import generate as generate_command
 from .commands import info as info_command
 from .commands import plan as plan_command
+from .commands import serve as serve_command
 from .eval import attention_recall_command, needle_command
 from .eval import command as ppl_command
 from .integrations.hf import UnsupportedModelError
@@ -51,6 +53,7 @@ SUBCOMMANDS: tuple[ModuleType, ...] = (
     attention_recall_command,
     bench_command,
     throughput_command,
+    serve_command,
 )
 
 
@@ -64,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
         '  kvlimit generate "Write a long story about a lighthouse keeper." --cache-limit 256 '
         "--max-new-tokens 2000\n"
         '  kvlimit generate "Once upon a time" --model ./my-model --raw --cache-limit 64MiB --greedy\n'
-        "  kvlimit info --model ./model.gguf --memory 2GiB\n\n"
+        "  kvlimit info --model ./model.gguf --memory 2GiB\n"
+        "  kvlimit serve --cache-limit 256 --batch-size 8 --port 8000\n\n"
         "Run `kvlimit COMMAND --help` for a command's options. Without --model the embedded "
         "SmolLM2-135M-Instruct is used; only local files are read.",
         formatter_class=ParagraphFormatter,

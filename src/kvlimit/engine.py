@@ -3,25 +3,42 @@
 Contract
 --------
 `ContinuousEngine(model, config, rows=R, decoding=...)` runs requests (`Request`: an id and the
-prompt's token ids) through one `BoundedCache` of R rows; `run(requests)` yields a `Finished` for
-each (request, sequence) as soon as it ends, in the order they end. Every step decodes every active
-row in one forward. A row that ends (end of sequence, `max_new_tokens`, a stop string) takes the
-next prompt at once: the prompt is prefilled alone, in a one-row cache built from the same config
-(in bounded chunks when it is longer than the limit, exactly as `kvlimit.generate` plans it), and
-its row state is loaded into the finished row's place (`BoundedCache.load_row`: counters, kept
-slots, keys and values, positions, the recall store's blocks). The batch's cache is allocated once;
-when no prompt is left, finished rows leave the batch.
+prompt's token ids; optionally decoding settings, a seed, a number of sequences and log-probabilities
+of its own) through one `BoundedCache` of R rows. Two ways to drive it, from one thread:
+
+- `run(requests)` yields a `Finished` for each (request, sequence) as soon as it ends, in the order
+  they end: the requests are taken as rows free up, and when none is left finished rows leave the batch.
+- live (a server's loop): `submit(request)` queues a request (its decoding rules are prepared at once,
+  so a bad one is a `ValueError` here), `cancel(id)` ends one wherever it is (queued, prefilling or
+  decoding: its rows are free for the next step), and each `step()` does one piece of work and returns
+  what it made, in order: a `Token` for every new token of every sequence, a `Finished` for every
+  sequence that ended. The rows stay in the batch (a free row decodes too; its token is never read).
+
+A step feeds prompt pieces through the prefill (the queue's head first, once the rows have room for its
+sequences): one piece, and more while they add up to at most the config's `prefill_chunk` tokens (so
+several short prompts start in one step), then decodes every active row in one forward. The prompt is
+prefilled alone, in a one-row cache built from the same config, in the chunks `kvlimit.generate` feeds
+it in (the config's `prefill_chunk`; else, when it is longer than the limit, the policy's; else whole),
+so a long prompt costs the decoding rows one chunk's forward per step rather than its whole prefill. Its
+last column's logits give each sequence's first token, and its row state is loaded into a free row
+(`BoundedCache.load_row`: counters, kept slots, keys and values, positions, the recall store's blocks).
+The batch's cache is allocated once.
 
 Each sequence is its own. Its decoding rules (logits processors, stopping criteria) are those
-transformers' generate prepares for its prompt alone (`integrations.hf.prepared_rules`), and sampling
-draws from a generator of its own, seeded with `sequence_seed(seed, id, sequence)`. So a sequence's
-tokens are those of::
+transformers' generate prepares for its prompt alone (`integrations.hf.prepared_rules`) with the
+engine's decoding arguments updated by the request's, and sampling draws from a generator of its own,
+seeded with `sequence_seed(seed, id, sequence)` (the engine's seed), or `sequence_seed(request.seed,
+"", sequence)` for a request that carries its own seed (a function of that seed alone, whatever its
+id). So a sequence's tokens are those of::
 
     transformers.set_seed(kvlimit.sequence_seed(seed, id, k))
     kvlimit.generate(model, input_ids=prompt, cache_limit=..., **decoding)   # the prompt alone
 
 (up to the float noise of a batched forward, as for any batch), whatever its batch mates, the order
-of the requests, R, or a resume.
+of the requests, R, the steps at which it was submitted, or a resume. Why sequences end: the one rule
+of `kvlimit.frontend.stop_reason` ("eos", "stop_string", "max_new_tokens"), or "cancelled".
+Log-probabilities (`Request.logprobs`) are the model's own (its logits' log-softmax, before
+temperature and the other processors) of the chosen token and of the most likely ones.
 
 Why prefill alone rather than beside the others' decoding in one forward: a joint forward pads every
 row to the prompt's width, R x prompt tokens of work for one prompt's worth, and a prompt alone is
@@ -38,17 +55,21 @@ import hashlib
 import logging
 import random
 import time
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from transformers import StopStringCriteria
 
 from .build import build_cache
 from .cache import BoundedCache
+from .cache.compiled import compile_blocker
 from .checks import check_int
 from .config import LimitConfig
-from .forward import forward_step, prefill, prefill_chunk
+from .forward import forward_step, prefill_chunk, prefill_spans
+from .frontend import stop_reason
 from .integrations import hf
 from .sizing import token_limit
 
@@ -96,12 +117,54 @@ def sequence_seed(seed: int, prompt_id: str, sequence: int = 0) -> int:
     return int.from_bytes(digest[:4], "little")
 
 
+def check_decoding(decoding: Mapping[str, Any], sequences: int, rows: int, *, name: str) -> None:
+    """Refuse, naming it, what the engine cannot run: arguments it does not take, beam search, several
+    greedy sequences, more sequences (`name`) than rows."""
+    unknown = sorted(set(decoding) - DECODING_ARGUMENTS)
+    if unknown:
+        raise ValueError(
+            f"decoding arguments {unknown} are not taken by the continuous engine; it takes "
+            f"{sorted(DECODING_ARGUMENTS)}"
+        )
+    if int(decoding.get("num_beams", 1)) != 1:
+        raise ValueError(BEAMS_REFUSED)
+    check_int(name, sequences, at_least=1)
+    if sequences > 1 and not decoding.get("do_sample", False):
+        raise ValueError(f"{name} > 1 needs do_sample=True (greedy search gives one sequence)")
+    if sequences > rows:
+        raise ValueError(f"{name}={sequences} exceeds rows={rows}")
+
+
 @dataclass(frozen=True)
 class Request:
-    """One prompt: its id (unique within a run) and its token ids."""
+    """One prompt: its id (unique among the requests in flight, and within a run) and its token ids.
+
+    Optional, for this request alone (None: the engine's):
+        decoding: generate's decoding arguments, over the engine's (`DECODING_ARGUMENTS`).
+        seed: sequence k samples from `sequence_seed(seed, "", k)`: the same text for the same seed,
+            whatever the request's id.
+        sequences: sequences of this prompt (sampling), each in a row of its own.
+        logprobs: give each new token's log-probability and those of the `logprobs` most likely tokens.
+    """
 
     id: str
     input_ids: list[int]
+    decoding: Mapping[str, Any] | None = None
+    seed: int | None = None
+    sequences: int | None = None
+    logprobs: int | None = None
+
+
+@dataclass
+class Token:
+    """One new token of one sequence, as it is made. `logprob` and `top_logprobs` ((token, log-probability),
+    most likely first) where the request asked for them."""
+
+    id: str
+    sequence: int
+    token: int
+    logprob: float | None = None
+    top_logprobs: list[tuple[int, float]] | None = None
 
 
 @dataclass
@@ -109,9 +172,9 @@ class Finished:
     """One finished sequence.
 
     Attributes:
-        id / sequence: the request's id and the sequence's number (0 .. num_return_sequences - 1).
+        id / sequence: the request's id and the sequence's number (0 .. sequences - 1).
         tokens: the new tokens, the one that stopped it included (an end-of-sequence token).
-        stop_reason: "eos", "max_new_tokens" or "stop_string".
+        stop_reason: "eos", "max_new_tokens", "stop_string" (`kvlimit.frontend.stop_reason`) or "cancelled".
         seconds: from the start of the prompt's prefill to the sequence's last token.
     """
 
@@ -120,6 +183,26 @@ class Finished:
     tokens: list[int]
     stop_reason: str
     seconds: float
+
+
+@dataclass
+class _Queued:
+    """A submitted request, its rules prepared: the prompt (1, n), its sequences and its seed's parts."""
+
+    request: Request
+    ids: torch.Tensor
+    rules: hf.DecodingRules
+    sequences: int
+    seed: tuple[int, str]
+
+
+@dataclass
+class _Prefill:
+    """A prompt being prefilled: the column spans still to feed (the last gives the logits)."""
+
+    queued: _Queued
+    pieces: list[tuple[int, int]]
+    started: float
 
 
 @dataclass
@@ -143,9 +226,71 @@ class _Row:
     def new_tokens(self) -> list[int]:
         return [int(t) for t in self.ids[0, len(self.request.input_ids) :].tolist()]
 
+    def finished(self, reason: str | None = None) -> Finished:
+        """This sequence as it ends: `reason`, else why it stopped (`kvlimit.frontend.stop_reason`)."""
+        tokens = self.new_tokens
+        if reason is None:
+            config = self.rules.config
+            stop_string = any(
+                bool(c(self.ids, torch.empty(0))[0]) for c in self.rules.stopping if isinstance(c, StopStringCriteria)
+            )  # fmt: skip
+            max_new = int(config.max_length) - len(self.request.input_ids)
+            eos = hf.eos_token_ids(config.eos_token_id)
+            reason = stop_reason(tokens, eos=eos, max_new_tokens=max_new, stop_string=stop_string)
+        seconds = round(time.perf_counter() - self.started, 3)
+        return Finished(self.request.id, self.sequence, tokens, reason, seconds)
+
+    def token(self, token: int, logits: torch.Tensor) -> Token:
+        """The event of this row's new `token`, with log-probabilities from its raw `logits` (vocab,) if asked."""
+        k = self.request.logprobs
+        if k is None:
+            return Token(self.request.id, self.sequence, token)
+        logprobs = torch.log_softmax(logits.float(), dim=-1)
+        top: list[tuple[int, float]] = []
+        if k:
+            values, indices = logprobs.topk(k)
+            top = list(zip(indices.tolist(), values.tolist(), strict=True))
+        return Token(self.request.id, self.sequence, token, float(logprobs[token]), top)
+
+
+def processed_scores(rows: list[_Row], logits: torch.Tensor) -> torch.Tensor:
+    """The rows' processed scores (n, vocab) from their logits (n, vocab), as transformers' `_sample`
+    makes them for each row alone: the processors that read a row's tokens row by row, then the
+    score-only warpers (temperature, top-k, top-p) on every row at once where they agree (they act
+    on each row apart, so a row's scores are those of its own batch of one)."""
+    logits = logits.to(copy=True, dtype=torch.float32)
+    own = logits
+    if any(row.own for row in rows):
+        own = torch.cat(
+            [hf.apply_processors(row.own, row.ids, logits[i : i + 1]) for i, row in enumerate(rows)]
+        )
+    if len({row.warpers_key for row in rows}) == 1:
+        return hf.apply_processors(rows[0].warpers, rows[0].ids, own)
+    return torch.cat(
+        [hf.apply_processors(row.warpers, row.ids, own[i : i + 1]) for i, row in enumerate(rows)]
+    )
+
+
+def choose(rows: list[_Row], scores: torch.Tensor) -> tuple[torch.Tensor, list[int], list[bool]]:
+    """The rows' next tokens (n,) from their processed scores (n, vocab), each as transformers' `_sample`
+    chooses for a batch of one (a sampling row draws from its own generator), appended to each row's
+    ids; the same on the host, and which rows are done: every row's stopping criteria, all read with one
+    host synchronisation."""
+    tokens = torch.argmax(scores, dim=-1)
+    stops = []
+    for i, row in enumerate(rows):
+        if row.generator is not None:
+            probs = torch.nn.functional.softmax(scores[i : i + 1], dim=-1)
+            tokens[i] = torch.multinomial(probs, num_samples=1, generator=row.generator)[0, 0]
+        row.ids = torch.cat((row.ids, tokens[i : i + 1, None]), dim=1)
+        stops.append(row.rules.stopping(row.ids, scores[i : i + 1]))
+    host = torch.cat((tokens, torch.cat(stops).to(tokens.dtype))).tolist()
+    return tokens, host[: len(rows)], [bool(s) for s in host[len(rows) :]]
+
 
 class ContinuousEngine:
-    """Continuous batching of many prompts on one bounded cache (see the module docstring).
+    """Continuous batching of many prompts on one bounded cache (see the module docstring). Not
+    thread-safe: one thread drives it (`run`, or `submit` / `cancel` / `step`).
 
     Args:
         model: a transformers causal LM of a supported family.
@@ -157,6 +302,9 @@ class ContinuousEngine:
         num_return_sequences: sequences per prompt (sampling), each in a row of its own.
         seed: the run's seed (None: a random one, logged).
         tokenizer: needed for `stop_strings`.
+        compile: compile the batch's decode forward (torch.compile, static shapes: `BoundedCache.make_static`):
+            True, or a transformers `CompileConfig` to compile with; prompts are prefilled eagerly.
+            A configuration that cannot compile is a `ValueError` saying why.
     """
 
     def __init__(
@@ -169,26 +317,14 @@ class ContinuousEngine:
         num_return_sequences: int = 1,
         seed: int | None = None,
         tokenizer: Any = None,
+        compile: Any = False,
     ):
         if not isinstance(config, LimitConfig):
             raise ValueError(f"config must be a kvlimit.LimitConfig; got {type(config).__name__}")
         check_int("rows", rows, at_least=1)
         check_int("num_return_sequences", num_return_sequences, at_least=1)
         decoding = dict(decoding or {})
-        unknown = sorted(set(decoding) - DECODING_ARGUMENTS)
-        if unknown:
-            raise ValueError(
-                f"decoding arguments {unknown} are not taken by the continuous engine; it takes "
-                f"{sorted(DECODING_ARGUMENTS)}"
-            )
-        if int(decoding.get("num_beams", 1)) != 1:
-            raise ValueError(BEAMS_REFUSED)
-        if num_return_sequences > 1 and not decoding.get("do_sample", False):
-            raise ValueError(
-                "num_return_sequences > 1 needs do_sample=True (greedy search gives one sequence)"
-            )
-        if num_return_sequences > rows:
-            raise ValueError(f"num_return_sequences={num_return_sequences} exceeds rows={rows}")
+        check_decoding(decoding, num_return_sequences, rows, name="num_return_sequences")
         self.model = model
         # a byte budget holds the batch's rows and the one-row cache prompts are prefilled in
         self.config = config.with_tokens(token_limit(model, config, rows + 1))
@@ -205,138 +341,219 @@ class ContinuousEngine:
         refusal = sliding_refusal(self._scratch)
         if refusal is not None:
             raise ValueError(refusal)
-        #: rows decoding in the current step, for a progress display
+        self.compile_config = None
+        if compile:
+            blocker = compile_blocker(self._scratch)
+            if blocker is not None:
+                raise ValueError(f"compile: {blocker}")
+            self.compile_config = hf.compile_config_for(None if compile is True else compile, self.device)
+        #: rows decoding after the last step
         self.active = 0
         #: the most bytes of keys and values the run's caches held (the batch's and the prefill's)
         self.kv_bytes = 0
         self.cache: BoundedCache | None = None
+        self._rows: list[_Row | None] = []
+        self._next = torch.zeros((0, 1), dtype=torch.long, device=self.device)
+        self._queue: deque[_Queued] = deque()
+        self._prefill: _Prefill | None = None
+        self._live: dict[str, int] = {}  # request id -> its sequences not ended yet
 
     def _new_cache(self, rows: int) -> BoundedCache:
         return build_cache(self.model, self.config, rows=rows)
 
-    # --- the loop -----------------------------------------------------------------------------
+    # --- live ---------------------------------------------------------------------------------
+    def open(self) -> None:
+        """Allocate the batch's cache, its rows empty, and forget every request (`run` opens its own)."""
+        cache = self.cache = self._new_cache(self.rows)
+        if self.compile_config is not None:
+            cache.make_static()
+        cache.open_rows(self.rows, self.device)
+        self._rows = [None] * self.rows
+        self._next = torch.zeros((self.rows, 1), dtype=torch.long, device=self.device)
+        self._queue.clear()
+        self._prefill = None
+        self._live.clear()
+        self.active = 0
+
+    def submit(self, request: Request) -> None:
+        """Queue `request`; its rules are prepared now (`ValueError` naming what the engine cannot run)."""
+        if self.cache is None:
+            self.open()
+        if request.id in self._live:
+            raise ValueError(f"request id {request.id!r} is in flight already")
+        self._queue.append(self._prepare(request))
+        self._live[request.id] = self._queue[-1].sequences
+
+    def cancel(self, request_id: str) -> list[Finished]:
+        """End request `request_id` now, queued, prefilling or decoding: its rows are free for the next
+        step. Returns its sequences that were decoding, with their tokens so far, stop_reason "cancelled"."""
+        self._queue = deque(q for q in self._queue if q.request.id != request_id)
+        if self._prefill is not None and self._prefill.queued.request.id == request_id:
+            self._prefill = None
+        ended = []
+        for b, row in enumerate(self._rows):
+            if row is not None and row.request.id == request_id:
+                self._rows[b] = None
+                ended.append(row.finished("cancelled"))
+        self._live.pop(request_id, None)
+        self.active = sum(row is not None for row in self._rows)
+        return ended
+
+    @property
+    def queued(self) -> int:
+        """Requests submitted whose prefill has not started."""
+        return len(self._queue)
+
+    @property
+    def prefilling(self) -> str | None:
+        """The id of the request being prefilled, or None."""
+        return None if self._prefill is None else self._prefill.queued.request.id
+
+    @property
+    def busy(self) -> bool:
+        """Whether a step has work: a request queued or prefilling, or a row decoding."""
+        return bool(self._queue) or self._prefill is not None or any(r is not None for r in self._rows)
+
+    def step(self) -> list[Token | Finished]:
+        """One piece of work (see the module docstring): prompt pieces of at most `prefill_chunk` tokens in
+        all (at least one piece), then one decode forward of the active rows. Returns the tokens made and the
+        sequences ended, in order."""
+        if self.cache is None:
+            self.open()
+        events: list[Token | Finished] = []
+        self._prefill_pieces(events)
+        if any(row is not None for row in self._rows):
+            self._decode(events)
+        self.active = sum(row is not None for row in self._rows)
+        assert self.cache is not None
+        self.kv_bytes = max(self.kv_bytes, self.cache.nbytes() + self._scratch.nbytes())
+        for event in events:
+            if isinstance(event, Finished):
+                left = self._live.get(event.id, 1) - 1
+                if left > 0:
+                    self._live[event.id] = left
+                else:
+                    self._live.pop(event.id, None)
+        return events
+
+    # --- a run --------------------------------------------------------------------------------
     def run(self, requests: Iterable[Request]) -> Iterator[Finished]:
         """Generate every request; yield each sequence as it finishes (see the module docstring)."""
         pending = iter(requests)
-        cache = self.cache = self._new_cache(self.rows)
-        cache.open_rows(self.rows, self.device)
-        rows: list[_Row | None] = [None] * self.rows
-        next_tokens = torch.zeros((self.rows, 1), dtype=torch.long, device=self.device)
+        self.open()
         exhausted = False
         while True:
-            while not exhausted and sum(r is None for r in rows) >= self.num_return_sequences:
+            if not exhausted and not self._queue:
                 request = next(pending, None)
                 if request is None:
                     exhausted = True
-                    break
-                yield from self._admit(request, rows, next_tokens)
-            if exhausted and any(r is None for r in rows):  # nothing left to admit: shrink the batch
-                keep = [b for b, row in enumerate(rows) if row is not None]
-                if not keep:
-                    return
-                cache.batch_select_indices(torch.tensor(keep, device=self.device))
-                rows = [rows[b] for b in keep]
-                next_tokens = next_tokens[keep]
-            self.active = sum(r is not None for r in rows)
-            self.kv_bytes = max(self.kv_bytes, cache.nbytes() + self._scratch.nbytes())
-            yield from self._step(cache, rows, next_tokens)
+                else:
+                    self.submit(request)
+            if exhausted and not self._queue and self._prefill is None and not self._shrink():
+                return
+            yield from (event for event in self.step() if isinstance(event, Finished))
 
-    def _step(
-        self, cache: BoundedCache, rows: list[_Row | None], next_tokens: torch.Tensor
-    ) -> Iterator[Finished]:
-        """One decode forward of every row; rows that end are emptied and their sequences yielded.
-        A free row (waiting for a prompt) decodes too; its token is never read."""
-        out = forward_step(self.model, cache, next_tokens, **self._forward_extra)
-        live = [b for b, row in enumerate(rows) if row is not None]
-        active = [row for row in rows if row is not None]
-        tokens, done = self._choose(active, self._scores(active, out.logits[live, -1, :]))
-        next_tokens[live, 0] = tokens
-        for b, row, ended in zip(live, active, done, strict=True):
-            if ended:
-                rows[b] = None
-                yield self._finished(row)
+    def _shrink(self) -> bool:
+        """Nothing left to admit: finished rows leave the batch. False when no row is left."""
+        keep = [b for b, row in enumerate(self._rows) if row is not None]
+        if not keep:
+            return False
+        if len(keep) < len(self._rows):
+            assert self.cache is not None
+            self.cache.batch_select_indices(torch.tensor(keep, device=self.device))
+            self._rows = [self._rows[b] for b in keep]
+            self._next = self._next[keep]
+        return True
 
-    @staticmethod
-    def _scores(rows: list[_Row], logits: torch.Tensor) -> torch.Tensor:
-        """The rows' processed scores (n, vocab) from their logits (n, vocab), as transformers' `_sample`
-        makes them for each row alone: the processors that read a row's tokens row by row, then the
-        score-only warpers (temperature, top-k, top-p) on every row at once where they agree (they act
-        on each row apart, so a row's scores are those of its own batch of one)."""
-        logits = logits.to(copy=True, dtype=torch.float32)
-        own = logits
-        if any(row.own for row in rows):
-            own = torch.cat(
-                [hf.apply_processors(row.own, row.ids, logits[i : i + 1]) for i, row in enumerate(rows)]
-            )
-        if len({row.warpers_key for row in rows}) == 1:
-            return hf.apply_processors(rows[0].warpers, rows[0].ids, own)
-        return torch.cat(
-            [hf.apply_processors(row.warpers, row.ids, own[i : i + 1]) for i, row in enumerate(rows)]
-        )
-
-    def _admit(
-        self, request: Request, rows: list[_Row | None], next_tokens: torch.Tensor
-    ) -> Iterator[Finished]:
-        """Prefill `request` alone, choose each sequence's first token, and load every sequence that
-        goes on into a free row."""
+    # --- the steps ----------------------------------------------------------------------------
+    def _prepare(self, request: Request) -> _Queued:
         if not request.input_ids:
             raise ValueError(f"request {request.id!r} has no prompt tokens")
-        started = time.perf_counter()
+        decoding = {**self.decoding, **(request.decoding or {})}
+        sequences = self.num_return_sequences if request.sequences is None else request.sequences
+        check_decoding(decoding, sequences, self.rows, name="sequences")
+        if request.logprobs is not None:
+            check_int("logprobs", request.logprobs, at_least=0)
         ids = torch.tensor([request.input_ids], dtype=torch.long, device=self.device)
-        logits = self._prefill(ids)
-        rules = hf.prepared_rules(self.model, ids, tokenizer=self.tokenizer, **self.decoding)
+        rules = hf.prepared_rules(self.model, ids, tokenizer=self.tokenizer, **decoding)
+        seed = (self.seed, request.id) if request.seed is None else (request.seed, "")
+        return _Queued(request, ids, rules, sequences, seed)
+
+    def _prefill_pieces(self, events: list[Token | Finished]) -> None:
+        """Feed prompt pieces (starting the queue's head when the rows have room for its sequences): at
+        least one, and more while their tokens stay within the config's `prefill_chunk` (several short
+        prompts in one step); after a prompt's last column, start its sequences."""
+        budget, fed = self.config.prefill_chunk or 0, 0
+        while self._prefill is not None or self._start_prefill():
+            assert self._prefill is not None
+            start, end = self._prefill.pieces[0]
+            if fed and fed + end - start > budget:
+                return
+            fed += end - start
+            self._feed(events)
+
+    def _start_prefill(self) -> bool:
+        free = sum(row is None for row in self._rows)
+        if not self._queue or free < self._queue[0].sequences:
+            return False
+        queued = self._queue.popleft()
+        self._scratch.reset()
+        n = queued.ids.shape[1]
+        chunk = prefill_chunk(self._scratch, n, self.config.prefill_chunk)
+        pieces = [(0, n)] if chunk is None else [*prefill_spans(n, chunk), (n - 1, n)]
+        self._prefill = _Prefill(queued, pieces, time.perf_counter())
+        return True
+
+    def _feed(self, events: list[Token | Finished]) -> None:
+        """The next piece of the prompt being prefilled through the one-row cache."""
+        fill = self._prefill
+        assert fill is not None
+        start, end = fill.pieces.pop(0)
+        ids = fill.queued.ids[:, start:end]
+        if fill.pieces:  # a chunk before the last column: planned as a prompt chunk, with its mask
+            forward_step(self.model, self._scratch, ids, torch.ones_like(ids), **self._forward_extra)
+            return
+        out = forward_step(self.model, self._scratch, ids, **self._forward_extra)
+        self._prefill = None
+        self._start_rows(fill, out.logits[:, -1, :], events)
+
+    def _start_rows(self, fill: _Prefill, logits: torch.Tensor, events: list[Token | Finished]) -> None:
+        """Choose each sequence's first token from the prompt's last `logits` (1, vocab) and load every
+        sequence that goes on into a free row."""
+        queued = fill.queued
         assert self.cache is not None
-        for sequence in range(self.num_return_sequences):
+        for sequence in range(queued.sequences):
             generator = None
-            if rules.config.do_sample:
+            if queued.rules.config.do_sample:
                 generator = torch.Generator(device=self.device)
-                generator.manual_seed(sequence_seed(self.seed, request.id, sequence))
-            row = _Row(request, sequence, rules, generator, ids, started)
-            tokens, done = self._choose([row], self._scores([row], logits))
+                generator.manual_seed(sequence_seed(*queued.seed, sequence))
+            row = _Row(queued.request, sequence, queued.rules, generator, queued.ids, fill.started)
+            tokens, host, done = choose([row], processed_scores([row], logits))
+            events.append(row.token(host[0], logits[0]))
             if done[0]:
-                yield self._finished(row)
+                events.append(row.finished())
                 continue
-            b = rows.index(None)
+            b = self._rows.index(None)
             self.cache.load_row(b, self._scratch, 0)
-            rows[b] = row
-            next_tokens[b, 0] = tokens[0]
+            self._rows[b] = row
+            self._next[b, 0] = tokens[0]
 
-    def _prefill(self, ids: torch.Tensor) -> torch.Tensor:
-        """The prompt `ids` (1, n) through the one-row cache as `kvlimit.generate` feeds it; the last
-        position's logits (1, vocab)."""
-        scratch = self._scratch
-        scratch.reset()
-        chunk = prefill_chunk(scratch, ids.shape[1], self.config.prefill_chunk)
-        if chunk is not None:  # all but the last column in chunks, the last as a decode step
-            prefill(self.model, scratch, ids, torch.ones_like(ids), chunk)
-            ids = ids[:, -1:]
-        out = forward_step(self.model, scratch, ids, **self._forward_extra)
-        logits: torch.Tensor = out.logits[:, -1, :]
-        return logits
-
-    @staticmethod
-    def _choose(rows: list[_Row], scores: torch.Tensor) -> tuple[torch.Tensor, list[bool]]:
-        """The rows' next tokens (n,) from their processed scores (n, vocab), each as transformers'
-        `_sample` chooses for a batch of one (a sampling row draws from its own generator), and which
-        rows are done: every row's stopping criteria, read with one host synchronisation."""
-        tokens = torch.argmax(scores, dim=-1)
-        stops = []
-        for i, row in enumerate(rows):
-            if row.generator is not None:
-                probs = torch.nn.functional.softmax(scores[i : i + 1], dim=-1)
-                tokens[i] = torch.multinomial(probs, num_samples=1, generator=row.generator)[0, 0]
-            row.ids = torch.cat((row.ids, tokens[i : i + 1, None]), dim=1)
-            stops.append(row.rules.stopping(row.ids, scores[i : i + 1]))
-        return tokens, torch.cat(stops).tolist()
-
-    def _finished(self, row: _Row) -> Finished:
-        tokens = row.new_tokens
-        if tokens and tokens[-1] in hf.eos_token_ids(row.rules.config.eos_token_id):
-            reason = "eos"
-        elif row.ids.shape[1] >= int(row.rules.config.max_length):
-            reason = "max_new_tokens"
+    def _decode(self, events: list[Token | Finished]) -> None:
+        """One decode forward of every row; rows that end are emptied. A free row (waiting for a
+        prompt) decodes too; its token is never read."""
+        assert self.cache is not None
+        if self.compile_config is None:
+            out = forward_step(self.model, self.cache, self._next, **self._forward_extra)
         else:
-            reason = "stop_string"
-        return Finished(
-            row.request.id, row.sequence, tokens, reason, round(time.perf_counter() - row.started, 3)
-        )
+            with hf.compiled_decode_forward(self.model, lambda: True, self.compile_config):
+                out = forward_step(self.model, self.cache, self._next, **self._forward_extra)
+        live = [b for b, row in enumerate(self._rows) if row is not None]
+        active = [row for row in self._rows if row is not None]
+        logits = out.logits[live, -1, :]
+        tokens, host, done = choose(active, processed_scores(active, logits))
+        self._next[live, 0] = tokens
+        for i, (b, row) in enumerate(zip(live, active, strict=True)):
+            events.append(row.token(host[i], logits[i]))
+            if done[i]:
+                self._rows[b] = None
+                events.append(row.finished())

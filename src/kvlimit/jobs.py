@@ -40,6 +40,7 @@ import transformers
 
 from .config import LimitConfig
 from .engine import ContinuousEngine, Request, continuous_refusal
+from .frontend import encode_prompt, stop_reason
 from .generation import generate
 from .integrations import hf
 from .models import LoadedModel
@@ -270,14 +271,7 @@ class BatchRunner:
 
 
 def _encode(loaded: LoadedModel, prompt: str, *, raw: bool) -> list[int]:
-    tokenizer = loaded.tokenizer
-    encoded: Any  # a BatchEncoding either way; the tokenizer stubs say less
-    if loaded.is_instruct and not raw:
-        messages = [{"role": "user", "content": prompt}]
-        encoded = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=True)
-    else:
-        encoded = tokenizer(prompt)
-    return [int(i) for i in encoded["input_ids"]]
+    return encode_prompt(loaded.tokenizer, prompt, chat=not raw)
 
 
 def _batch_size(job: BatchJob, loaded: LoadedModel, prompt: int) -> int:
@@ -315,6 +309,7 @@ def _generate_batch(
                        num_return_sequences=returns, pad_token_id=pad, **job.decoding)  # fmt: skip
     seconds = round(time.perf_counter() - start, 3)
     eos = _eos_ids(model, tokenizer)
+    max_new = int(job.decoding["max_new_tokens"])
     records = []
     for row in range(out.shape[0]):
         item = batch[row // returns]
@@ -326,7 +321,7 @@ def _generate_batch(
             "sequence": row % returns,
             "text": tokenizer.decode(new[:end], skip_special_tokens=True, clean_up_tokenization_spaces=False),
             "new_tokens": end,
-            "stop_reason": "eos" if end < len(new) or (new and new[-1] in eos) else "max_new_tokens",
+            "stop_reason": stop_reason(new[:end], eos=eos, max_new_tokens=max_new, stop_string=False),
             "seconds": seconds,
         })  # fmt: skip
     return records

@@ -35,6 +35,7 @@ from transformers import DynamicCache
 from ..build import build_cache
 from ..config import LimitConfig
 from ..engine import ContinuousEngine, Request
+from ..frontend import decoding_arguments, encode_prompt
 from ..generation import generate
 from ..integrations import hf
 from ..jobs import left_padded, through_eos
@@ -148,7 +149,7 @@ def run_workloads(
     runs: list[WorkloadRun] = []
     with MemoryWatch(device, 0.01) as watch:
         for workload in workloads:
-            prompts = [_encode(tokenizer, text, device) for text in workload.texts()]
+            prompts = [encode_prompt(tokenizer, text, chat=True) for text in workload.texts()]
             for system in settings.systems:
                 if progress is not None:
                     progress(f"workload {workload.name}: {system}")
@@ -180,23 +181,10 @@ def _ratios(runs: list[WorkloadRun]) -> dict[str, dict[str, float]]:
     return out
 
 
-def _encode(tokenizer: Any, text: str, device: torch.device) -> list[int]:
-    """The prompt through the chat template (as text when the tokenizer has none)."""
-    encoded: Any
-    if getattr(tokenizer, "chat_template", None):
-        messages = [{"role": "user", "content": text}]
-        encoded = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=True)
-    else:
-        encoded = tokenizer(text)
-    return [int(i) for i in encoded["input_ids"]]
-
-
 def _decoding(model: Any, tokenizer: Any, workload: Workload) -> dict[str, Any]:
-    decoding: dict[str, Any] = {"max_new_tokens": workload.new_tokens, "do_sample": True, "temperature": 0.7,
-                                "top_p": 0.9, "top_k": 0, "pad_token_id": _pad(model, tokenizer)}  # fmt: skip
-    if not workload.eos:
-        decoding["min_new_tokens"] = workload.new_tokens
-    return decoding
+    decoding = decoding_arguments(max_new_tokens=workload.new_tokens, do_sample=True, temperature=0.7, top_p=0.9,
+                                  min_new_tokens=None if workload.eos else workload.new_tokens)  # fmt: skip
+    return {**decoding.kwargs, "pad_token_id": _pad(model, tokenizer)}
 
 
 def _config(settings: WorkloadSettings) -> LimitConfig:

@@ -45,6 +45,8 @@ from ..clitools import (
     recall_from_args,
 )
 from ..config import LimitConfig, parse_bytes
+from ..frontend import Decoding, decoding_arguments, ends_with_stop_string, stop_reason
+from ..frontend import encode_prompt as encode_prompt_ids
 from ..generation import generate as bounded_generate
 from ..integrations import hf
 from ..jobs import BATCHING
@@ -104,7 +106,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="send PROMPT as is, without the model's chat template (models without one always get it as is)",
     )
-    _add_cache_arguments(parser)
+    add_cache_arguments(parser)
     _add_decoding_arguments(parser)
     _add_batch_arguments(parser)
     add_model_arguments(parser)
@@ -112,7 +114,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run_generate)
 
 
-def _add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     cache = parser.add_argument_group("cache")
     cache.add_argument(
         "--cache-limit",
@@ -280,16 +282,9 @@ def _add_output_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
-class Decoding:
-    """The generate keyword arguments the decoding options turn into, and how to describe them."""
-
-    kwargs: dict[str, Any]
-    description: str
-
-
 def decoding_from_args(args: argparse.Namespace) -> Decoding:
-    """Validate the decoding options (`CLIError` naming the option) and build generate's arguments."""
+    """Validate the decoding options (`CLIError` naming the option) and build generate's arguments
+    (`kvlimit.frontend.decoding_arguments`, with this command's defaults)."""
     check_number(args.max_new_tokens, "--max-new-tokens", at_least=1)
     check_number(args.num_beams, "--num-beams", at_least=1)
     check_number(args.temperature, "--temperature", above=0)
@@ -308,40 +303,23 @@ def decoding_from_args(args: argparse.Namespace) -> Decoding:
     ]
     if args.greedy and sampling_given:
         raise CLIError(f"--greedy takes no sampling options; drop {', '.join(sampling_given)} or --greedy")
-    do_sample = not args.greedy and (args.num_beams == 1 or bool(sampling_given))
-    kwargs: dict[str, Any] = {
-        "max_new_tokens": args.max_new_tokens,
-        "num_beams": args.num_beams,
-        "do_sample": do_sample,
-        "repetition_penalty": 1.0 if args.repetition_penalty is None else args.repetition_penalty,
-    }
-    if args.ignore_eos:
-        # Suppresses every end-of-sequence id of the generation config until max_new_tokens.
-        kwargs["min_new_tokens"] = args.max_new_tokens
-    if do_sample:
-        # Explicit values, so a model's own generation config cannot silently change what --help says.
-        kwargs["temperature"] = DEFAULT_TEMPERATURE if args.temperature is None else args.temperature
-        kwargs["top_p"] = DEFAULT_TOP_P if args.top_p is None else args.top_p
-        kwargs["top_k"] = 0 if args.top_k is None else args.top_k  # 0: no top-k filter
-        parts = [f"temperature {kwargs['temperature']:g}", f"top-p {kwargs['top_p']:g}"]
-        if kwargs["top_k"]:
-            parts.append(f"top-k {kwargs['top_k']}")
-        what = "beam sampling" if args.num_beams > 1 else "sampling"
-        description = f"{what} ({', '.join(parts)})"
-    else:
-        description = "beam search" if args.num_beams > 1 else "greedy"
-    if args.num_beams > 1:
-        description += f", {args.num_beams} beams"
-    if kwargs["repetition_penalty"] != 1.0:
-        description += f", repetition penalty {kwargs['repetition_penalty']:g}"
-    if args.stop:
-        if any(not text for text in args.stop):
-            raise CLIError("--stop takes a non-empty TEXT")
-        kwargs["stop_strings"] = list(args.stop)
-        description += ", stop at " + " or ".join(repr(text) for text in args.stop)
+    if args.stop and any(not text for text in args.stop):
+        raise CLIError("--stop takes a non-empty TEXT")
+    decoding = decoding_arguments(
+        max_new_tokens=args.max_new_tokens,
+        do_sample=not args.greedy and (args.num_beams == 1 or bool(sampling_given)),
+        temperature=DEFAULT_TEMPERATURE if args.temperature is None else args.temperature,
+        top_p=DEFAULT_TOP_P if args.top_p is None else args.top_p,
+        top_k=0 if args.top_k is None else args.top_k,  # 0: no top-k filter
+        repetition_penalty=1.0 if args.repetition_penalty is None else args.repetition_penalty,
+        num_beams=args.num_beams,
+        stop=args.stop,
+        # --ignore-eos suppresses every end-of-sequence id of the generation config until max_new_tokens
+        min_new_tokens=args.max_new_tokens if args.ignore_eos else None,
+    )
     if args.seed is not None:
-        description += f", seed {args.seed}"
-    return Decoding(kwargs, description)
+        decoding.description += f", seed {args.seed}"
+    return decoding
 
 
 def limit_config_from_args(args: argparse.Namespace) -> LimitConfig:
@@ -532,24 +510,13 @@ def read_prompt(args: argparse.Namespace) -> str:
 
 
 def encode_prompt(loaded: LoadedModel, prompt: str, *, raw: bool) -> dict[str, torch.Tensor]:
-    """Token ids and attention mask (batch of 1) on the model's device."""
-    tokenizer = loaded.tokenizer
-    encoded: Any  # a BatchEncoding either way; the tokenizer stubs say less
-    if loaded.is_instruct and not raw:
-        messages = [{"role": "user", "content": prompt}]
-        encoded = tokenizer.apply_chat_template(
-            messages, add_generation_prompt=True, return_dict=True, return_tensors="pt"
-        )
-    else:
-        encoded = tokenizer(prompt, return_tensors="pt")
-    input_ids = encoded["input_ids"]
-    if input_ids.shape[-1] == 0:
+    """Token ids and attention mask (batch of 1) on the model's device (`kvlimit.frontend.encode_prompt`)."""
+    ids = encode_prompt_ids(loaded.tokenizer, prompt, chat=not raw)
+    if not ids:
         raise CLIError("the prompt encodes to no tokens; give some text")
     device = next(loaded.model.parameters()).device
-    return {
-        "input_ids": input_ids.to(device),
-        "attention_mask": encoded.get("attention_mask", torch.ones_like(input_ids)).to(device),
-    }
+    input_ids = torch.tensor([ids], dtype=torch.long, device=device)
+    return {"input_ids": input_ids, "attention_mask": torch.ones_like(input_ids)}
 
 
 def _open_output(path: str | None) -> TextIO | None:
@@ -607,16 +574,7 @@ def _generate(
     run = _prepare(args, load_with_status(args), config, prompt, output)
     out, seconds = _decode(args, run, decoding, config)
     generated = _finish_text(args, run, out)
-    if out is None:
-        stop_reason = "interrupted"
-    elif generated >= args.max_new_tokens:
-        stop_reason = "max_new_tokens"
-    elif args.stop and int(out[0, -1]) not in hf.eos_token_ids(
-        run.loaded.model.generation_config.eos_token_id
-    ):
-        stop_reason = "stop_string"
-    else:
-        stop_reason = "eos"
+    stop_reason = "interrupted" if out is None else _stop_reason(args, run, out)
     report = _report(args, run, decoding, config, generated, stop_reason, seconds)
     if not args.quiet:
         for line in report.summary_lines():
@@ -626,6 +584,14 @@ def _generate(
         print(json.dumps(report.as_json(), ensure_ascii=False))
         sys.stdout.flush()
     return EXIT_INTERRUPTED if out is None else 0
+
+
+def _stop_reason(args: argparse.Namespace, run: _Run, out: torch.Tensor) -> str:
+    """Why generation ended (`kvlimit.frontend.stop_reason`, the rule every front end shares)."""
+    new = out[0, run.prompt_length :].tolist()
+    eos = hf.eos_token_ids(run.loaded.model.generation_config.eos_token_id)
+    stopped = bool(args.stop) and ends_with_stop_string(out[:1], args.stop, run.loaded.tokenizer)
+    return stop_reason(new, eos=eos, max_new_tokens=args.max_new_tokens, stop_string=stopped)
 
 
 def _prepare(
