@@ -340,5 +340,5 @@ def test_a_compiled_decode_step_gives_the_same_tokens():
     reqs = requests(model)
     compiled = CompileConfig(backend="aot_eager", fullgraph=True, dynamic=False, mode="default")
     assert run(model, config, decoding, reqs, compile=compiled) == run(model, config, decoding, reqs)
-    with pytest.raises(ValueError, match="compile: policy tova"):
-        ContinuousEngine(model, kvlimit.LimitConfig.create(LIMIT, "tova"), rows=2, compile=True)
+    with pytest.raises(ValueError, match="compile: the recall tier"):
+        ContinuousEngine(model, kvlimit.LimitConfig.create(2 * LIMIT, recall=4), rows=2, compile=True)
