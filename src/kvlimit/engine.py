@@ -57,7 +57,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -67,6 +67,7 @@ from .build import build_cache
 from .cache import BoundedCache
 from .cache.compiled import compile_blocker
 from .checks import check_int
+from .choice import RowChoice
 from .config import LimitConfig
 from .forward import forward_step, prefill_chunk, prefill_spans
 from .frontend import stop_reason
@@ -207,32 +208,28 @@ class _Prefill:
 
 @dataclass
 class _Row:
-    """A sequence in flight: its rules, its generator and its tokens so far (1, prompt + new)."""
+    """A sequence in flight: its request, its rules and where its state lives in the batch's `RowChoice`
+    (its row's tokens, its generator)."""
 
     request: Request
     sequence: int
     rules: hf.DecodingRules
-    generator: torch.Generator | None
-    ids: torch.Tensor
+    choice: RowChoice
+    slot: int
     started: float
-    own: Any = field(init=False)  # a LogitsProcessorList
-    warpers: Any = field(init=False)
-    warpers_key: tuple[Any, ...] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.own, self.warpers, self.warpers_key = self.rules.own, self.rules.warpers, self.rules.warpers_key
 
     @property
     def new_tokens(self) -> list[int]:
-        return [int(t) for t in self.ids[0, len(self.request.input_ids) :].tolist()]
+        return self.choice.new_tokens(self.slot)
 
     def finished(self, reason: str | None = None) -> Finished:
         """This sequence as it ends: `reason`, else why it stopped (`kvlimit.frontend.stop_reason`)."""
         tokens = self.new_tokens
         if reason is None:
             config = self.rules.config
+            ids = self.choice.row_ids(self.slot)
             stop_string = any(
-                bool(c(self.ids, torch.empty(0))[0]) for c in self.rules.stopping if isinstance(c, StopStringCriteria)
+                bool(c(ids, torch.empty(0))[0]) for c in self.rules.stopping if isinstance(c, StopStringCriteria)
             )  # fmt: skip
             max_new = int(config.max_length) - len(self.request.input_ids)
             eos = hf.eos_token_ids(config.eos_token_id)
@@ -251,41 +248,6 @@ class _Row:
             values, indices = logprobs.topk(k)
             top = list(zip(indices.tolist(), values.tolist(), strict=True))
         return Token(self.request.id, self.sequence, token, float(logprobs[token]), top)
-
-
-def processed_scores(rows: list[_Row], logits: torch.Tensor) -> torch.Tensor:
-    """The rows' processed scores (n, vocab) from their logits (n, vocab), as transformers' `_sample`
-    makes them for each row alone: the processors that read a row's tokens row by row, then the
-    score-only warpers (temperature, top-k, top-p) on every row at once where they agree (they act
-    on each row apart, so a row's scores are those of its own batch of one)."""
-    logits = logits.to(copy=True, dtype=torch.float32)
-    own = logits
-    if any(row.own for row in rows):
-        own = torch.cat(
-            [hf.apply_processors(row.own, row.ids, logits[i : i + 1]) for i, row in enumerate(rows)]
-        )
-    if len({row.warpers_key for row in rows}) == 1:
-        return hf.apply_processors(rows[0].warpers, rows[0].ids, own)
-    return torch.cat(
-        [hf.apply_processors(row.warpers, row.ids, own[i : i + 1]) for i, row in enumerate(rows)]
-    )
-
-
-def choose(rows: list[_Row], scores: torch.Tensor) -> tuple[torch.Tensor, list[int], list[bool]]:
-    """The rows' next tokens (n,) from their processed scores (n, vocab), each as transformers' `_sample`
-    chooses for a batch of one (a sampling row draws from its own generator), appended to each row's
-    ids; the same on the host, and which rows are done: every row's stopping criteria, all read with one
-    host synchronisation."""
-    tokens = torch.argmax(scores, dim=-1)
-    stops = []
-    for i, row in enumerate(rows):
-        if row.generator is not None:
-            probs = torch.nn.functional.softmax(scores[i : i + 1], dim=-1)
-            tokens[i] = torch.multinomial(probs, num_samples=1, generator=row.generator)[0, 0]
-        row.ids = torch.cat((row.ids, tokens[i : i + 1, None]), dim=1)
-        stops.append(row.rules.stopping(row.ids, scores[i : i + 1]))
-    host = torch.cat((tokens, torch.cat(stops).to(tokens.dtype))).tolist()
-    return tokens, host[: len(rows)], [bool(s) for s in host[len(rows) :]]
 
 
 class ContinuousEngine:
@@ -352,6 +314,7 @@ class ContinuousEngine:
         #: the most bytes of keys and values the run's caches held (the batch's and the prefill's)
         self.kv_bytes = 0
         self.cache: BoundedCache | None = None
+        self._compiled: Any = None  # the batch's compiled decode step (`open`)
         self._rows: list[_Row | None] = []
         self._next = torch.zeros((0, 1), dtype=torch.long, device=self.device)
         self._queue: deque[_Queued] = deque()
@@ -370,6 +333,13 @@ class ContinuousEngine:
         cache.open_rows(self.rows, self.device)
         self._rows = [None] * self.rows
         self._next = torch.zeros((self.rows, 1), dtype=torch.long, device=self.device)
+        vocab = self.model.get_output_embeddings().weight.shape[0]
+        self.choice = RowChoice(self.rows, vocab, 256, self.device)
+        self._compiled = (
+            None
+            if self.compile_config is None
+            else hf.CompiledDecodeStep(self.model, cache, hf.inspect_model(self.model), self.compile_config)
+        )
         self._queue.clear()
         self._prefill = None
         self._live.clear()
@@ -454,14 +424,19 @@ class ContinuousEngine:
             yield from (event for event in self.step() if isinstance(event, Finished))
 
     def _shrink(self) -> bool:
-        """Nothing left to admit: finished rows leave the batch. False when no row is left."""
+        """Nothing left to admit: finished rows leave the batch (a compiled step keeps its R rows: another
+        batch size would be another graph). False when no row is left."""
         keep = [b for b, row in enumerate(self._rows) if row is not None]
         if not keep:
             return False
-        if len(keep) < len(self._rows):
+        if len(keep) < len(self._rows) and self._compiled is None:
             assert self.cache is not None
             self.cache.batch_select_indices(torch.tensor(keep, device=self.device))
+            self.choice.select(keep)
             self._rows = [self._rows[b] for b in keep]
+            for slot, row in enumerate(self._rows):
+                assert row is not None
+                row.slot = slot
             self._next = self._next[keep]
         return True
 
@@ -527,13 +502,14 @@ class ContinuousEngine:
             if queued.rules.config.do_sample:
                 generator = torch.Generator(device=self.device)
                 generator.manual_seed(sequence_seed(*queued.seed, sequence))
-            row = _Row(queued.request, sequence, queued.rules, generator, queued.ids, fill.started)
-            tokens, host, done = choose([row], processed_scores([row], logits))
+            b = self._rows.index(None)
+            self.choice.start(b, queued.ids, queued.rules, generator)
+            row = _Row(queued.request, sequence, queued.rules, self.choice, b, fill.started)
+            tokens, host, done = self.choice.choose(logits, [b])
             events.append(row.token(host[0], logits[0]))
             if done[0]:
                 events.append(row.finished())
                 continue
-            b = self._rows.index(None)
             self.cache.load_row(b, self._scratch, 0)
             self._rows[b] = row
             self._next[b, 0] = tokens[0]
@@ -542,15 +518,14 @@ class ContinuousEngine:
         """One decode forward of every row; rows that end are emptied. A free row (waiting for a
         prompt) decodes too; its token is never read."""
         assert self.cache is not None
-        if self.compile_config is None:
-            out = forward_step(self.model, self.cache, self._next, **self._forward_extra)
-        else:
-            with hf.compiled_decode_forward(self.model, lambda: True, self.compile_config):
-                out = forward_step(self.model, self.cache, self._next, **self._forward_extra)
+        if self._compiled is None:
+            every = forward_step(self.model, self.cache, self._next, **self._forward_extra).logits[:, -1, :]
+        else:  # the cache's static step and the forward, one graph (kvlimit.integrations.hf.CompiledDecodeStep)
+            every = self._compiled(self._next)
         live = [b for b, row in enumerate(self._rows) if row is not None]
         active = [row for row in self._rows if row is not None]
-        logits = out.logits[live, -1, :]
-        tokens, host, done = choose(active, processed_scores(active, logits))
+        logits = every[live]
+        tokens, host, done = self.choice.choose(logits, live)
         self._next[live, 0] = tokens
         for i, (b, row) in enumerate(zip(live, active, strict=True)):
             events.append(row.token(host[i], logits[i]))

@@ -130,7 +130,10 @@ class CompiledDecodeStep:
     def __call__(self, input_ids: torch.Tensor) -> torch.Tensor:
         """input_ids (batch, 1), the step's tokens -> the next logits (batch, vocab) float32."""
         static = self.cache.open_static_step()
-        logits: torch.Tensor = self.function(self.model, self.cache, self.spec, static, input_ids, self.extra)
+        with torch.no_grad():  # a decode step: no autograd graph (a caller outside generate may have it on)
+            logits: torch.Tensor = self.function(
+                self.model, self.cache, self.spec, static, input_ids, self.extra
+            )
         self.cache.advance()
         return logits
 
