@@ -77,6 +77,10 @@ def test_workloads_give_every_system_the_same_bytes(tmp_path) -> None:
             assert runs[(workload, system)]["kv_bytes"] <= budget
     for system in ("continuous", "static", "stock", "generate_batch"):
         assert runs[("a", system)]["new_tokens"] == 6 * 10  # end of sequence ignored: every token made
+    given = runs[("a", "generate_batch")]["given"]  # its best configuration, from a sweep, reported
+    assert set(given["swept_tokens_per_s"]) == {"default", "256", "512", "1024"}
+    best = max(given["swept_tokens_per_s"], key=given["swept_tokens_per_s"].get)
+    assert str(given["max_batch_tokens"] or "default") == best and given["auto_switch_to_flash"] is False
     assert set(result["ratios"]["a"]) == {"static", "stock", "generate_batch"}
     assert any("kvlimit continuous" in line for line in workload_lines(result))
     plot_workloads(result, str(tmp_path / "w.png"))

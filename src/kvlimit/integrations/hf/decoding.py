@@ -278,13 +278,15 @@ def generation_config(**settings: Any) -> GenerationConfig:
 
 
 def generate_batch(
-    model: Any, prompts: list[list[int]], config: GenerationConfig, *, num_blocks: int, page_size: int
-) -> dict[str, Any]:
+    model: Any, prompts: list[list[int]], config: GenerationConfig, *, num_blocks: int, page_size: int,
+    **options: Any,
+) -> dict[str, Any]:  # fmt: skip
     """transformers' own continuous batching (`model.generate_batch`), its paged cache `num_blocks` pages
-    of `page_size` tokens; the outputs by request id (each with `generated_tokens`)."""
+    of `page_size` tokens, with more `ContinuousBatchingConfig` options (`max_batch_tokens`, ...); the
+    outputs by request id (each with `generated_tokens`)."""
     from transformers.generation.configuration_utils import ContinuousBatchingConfig
 
-    paged = ContinuousBatchingConfig(page_size=page_size, num_blocks=num_blocks)
+    paged = ContinuousBatchingConfig(page_size=page_size, num_blocks=num_blocks, **options)
     outputs: dict[str, Any] = model.generate_batch(
         prompts, generation_config=config, continuous_batching_config=paged, progress_bar=False
     )
