@@ -1,0 +1,143 @@
+"""The retrieval suite (`kvlimit.eval.retrieval`) on the embedded model: every task of a part, every context,
+through the full cache and bounded caches of a fraction of the context, side by side (a table, JSON, a plot).
+
+Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK]` (sinks with a
+recall tier of F of the limit, blocks chosen by SCORE: keys, distance or bounds; blocks of BLOCK tokens,
+default `kvlimit.cache.recall.BLOCK`). Every bounded configuration's limit
+is `--fraction` of the case's context.
+
+    python benchmarks/retrieval_suite.py --part tune --contexts 1024,2048 --configs full,sinks,recall:0.25:keys:16
+    python benchmarks/retrieval_suite.py --part held-out --contexts 1024,2048,4096 --json held-out.json --plot held-out.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from typing import Any
+
+import torch
+from recall_speed import recall_block  # benchmarks/ is on the path of a script run from it
+from tqdm import tqdm
+
+import kvlimit
+from kvlimit.eval import retrieval
+from kvlimit.models import load_model
+
+
+def config_for(spec: str, context: int, fraction: float) -> tuple[kvlimit.LimitConfig | None, int | None]:
+    """The bounded cache of a configuration at a context (None: the full cache), and its recall block
+    size (None: the default)."""
+    if spec == "full":
+        return None, None
+    limit = max(16, round(fraction * context))
+    if spec == "sinks":
+        return kvlimit.LimitConfig.create(limit), None
+    kind, share, score, *block = spec.split(":")
+    if kind != "recall" or len(block) > 1:
+        raise SystemExit(f"--configs: {spec!r} is not full, sinks or recall:F:SCORE[:BLOCK]")
+    recall = max(16, round(float(share) * limit) // 16 * 16)
+    return kvlimit.LimitConfig.create(limit, recall=recall, recall_score=score), int(
+        block[0]
+    ) if block else None
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    loaded = load_model(None)
+    torch.set_num_threads(args.threads)
+    contexts = [int(c) for c in args.contexts.split(",")]
+    depths = [float(d) for d in args.depths.split(",")]
+    seeds = list(range(args.seeds))
+    specs = args.configs.split(",")
+    work = [(task, case) for task in retrieval.tasks(args.part)
+            for case in retrieval.cases(task, loaded.tokenizer, contexts, depths, seeds)]  # fmt: skip
+    results: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    records = []
+    started = time.perf_counter()
+    with tqdm(total=len(work) * len(specs), desc="retrieval", file=sys.stderr) as bar:
+        for task, case in work:
+            for spec in specs:
+                config, block = config_for(spec, case.context, args.fraction)
+                with recall_block(block):
+                    text = retrieval.answer(loaded.model, loaded.tokenizer, case, config)
+                ok = retrieval.correct(case, text)
+                results[spec][f"{case.part}/{case.context}"].append(ok)
+                records.append(dict(task=task.name, part=case.part, kind=task.kind, context=case.context,
+                                    depth=case.depth, config=spec, answer=text, expected=case.answer, correct=ok))  # fmt: skip
+                bar.update()
+    return {
+        "part": args.part, "contexts": contexts, "depths": depths, "seeds": args.seeds, "fraction": args.fraction,
+        "configs": specs, "seconds": round(time.perf_counter() - started, 1), "records": records,
+        "summary": {spec: {key: [sum(v), len(v)] for key, v in cells.items()} for spec, cells in results.items()},
+    }  # fmt: skip
+
+
+def table(result: dict[str, Any]) -> str:
+    keys = sorted({key for cells in result["summary"].values() for key in cells},
+                  key=lambda k: (k.split("/")[0], int(k.split("/")[1])))  # fmt: skip
+    rows = [["config", *keys, "all"]]
+    for spec, cells in result["summary"].items():
+        total = [sum(cells[k][0] for k in keys), sum(cells[k][1] for k in keys)]
+        rows.append([spec, *(f"{cells[k][0]}/{cells[k][1]}" for k in keys), f"{total[0]}/{total[1]}"])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    by_kind = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for r in result["records"]:
+        cell = by_kind[r["config"]][r["kind"]]
+        cell[0] += r["correct"]
+        cell[1] += 1
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    lines.append("by kind: " + "; ".join(f"{spec}: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in kinds.items())
+                                          for spec, kinds in by_kind.items()))  # fmt: skip
+    return "\n".join(lines)
+
+
+def plot(result: dict[str, Any], path: str) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(9, 4.5), dpi=110)
+    FigureCanvasAgg(figure)
+    axis = figure.subplots()
+    keys = sorted({k for cells in result["summary"].values() for k in cells},
+                  key=lambda k: (k.split("/")[0], int(k.split("/")[1])))  # fmt: skip
+    width = 0.8 / max(1, len(result["summary"]))
+    for n, (spec, cells) in enumerate(result["summary"].items()):
+        values = [cells[k][0] / cells[k][1] if k in cells else 0 for k in keys]
+        axis.bar([i + n * width for i in range(len(keys))], values, width=width, label=spec)
+    axis.set_xticks([i + 0.4 - width / 2 for i in range(len(keys))], keys)
+    axis.set_ylabel("retrieved")
+    axis.set_ylim(0, 1)
+    axis.legend(fontsize=7)
+    axis.set_title(f"retrieval suite, bounded caches at {result['fraction']} of the context")
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", default="tune", help="tune, held-out or both")
+    parser.add_argument("--contexts", default="1024,2048")
+    parser.add_argument("--depths", default="0.1,0.5,0.9")
+    parser.add_argument("--seeds", type=int, default=2, help="cases per task, context and depth")
+    parser.add_argument(
+        "--fraction", type=float, default=0.25, help="the bounded caches' limit, of the context"
+    )
+    parser.add_argument("--configs", default="full,sinks,recall:0.25:keys:16,recall:0.25:distance")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", default=None)
+    parser.add_argument("--plot", default=None)
+    args = parser.parse_args()
+    result = run(args)
+    print(table(result))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    if args.plot:
+        plot(result, args.plot)
+
+
+if __name__ == "__main__":
+    main()
