@@ -1,7 +1,8 @@
 """What the recall tier costs a decode step, and how its store grows, side by side in one run.
 
 Part 1 (step time): for each cache limit L, variants `sinks`, `sinks+recall(L/4)` and
-`sinks+recall(L/2)` (each scored by keys, and by bounds) are built on the embedded model and fed the same `--fill` tokens of the corpus
+`sinks+recall(L/2)` (each with the defaults, scored by distance in blocks of 4; and, as before that
+default, by keys and by bounds in blocks of 16) are built on the embedded model and fed the same `--fill` tokens of the corpus
 (so the recall store holds `fill - kept` evicted tokens), then their decode steps
 (`kvlimit.forward_step` of one token, planning, eviction, capture and recall included) are timed in
 interleaved rounds, so machine noise hits every variant alike. Prints the median step and its ratio
@@ -18,15 +19,18 @@ steps. Prints a table and writes a PNG (`--plot`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import psutil
 import torch
 
 import kvlimit
+from kvlimit.cache import recall as recall_module
 from kvlimit.eval.corpus import ensure_corpus
 from kvlimit.models import load_model
 
@@ -39,11 +43,24 @@ def corpus_ids(tokenizer: Any, count: int, device: torch.device) -> torch.Tensor
     return torch.tensor([ids[:count]], device=device)
 
 
+@contextlib.contextmanager
+def recall_block(block: int | None) -> Iterator[None]:
+    """Caches built inside take recall blocks of `block` tokens (None: the default). The block size is not
+    an option of `LimitConfig`: the module's constant is set for the builds inside, then restored."""
+    default = recall_module.BLOCK
+    recall_module.BLOCK = block or default
+    try:
+        yield
+    finally:
+        recall_module.BLOCK = default
+
+
 def filled_cache(
-    model: Any, limit: int, recall: int, ids: torch.Tensor, score: str | None = None
+    model: Any, limit: int, recall: int, ids: torch.Tensor, score: str | None = None, block: int | None = None
 ) -> kvlimit.BoundedCache:
     config = kvlimit.LimitConfig.create(limit, "sinks", recall=recall or None, recall_score=score)
-    cache = kvlimit.build_cache(model, config)
+    with recall_block(block):
+        cache = kvlimit.build_cache(model, config)
     chunk = cache.policy.default_chunk(cache.kept_limit)
     for start in range(0, ids.shape[1], chunk):
         kvlimit.forward_step(model, cache, ids[:, start : start + chunk])
@@ -63,11 +80,13 @@ def step_times(model: Any, limits: list[int], ids: torch.Tensor, rounds: int) ->
     rows = []
     token = ids[:, -1:]
     for limit in limits:
-        variants: dict[str, tuple[int, str | None]] = {"sinks": (0, None)}
+        variants: dict[str, tuple[int, str | None, int | None]] = {"sinks": (0, None, None)}
         for r in (limit // 4, limit // 2):
-            variants[f"sinks+recall{r}"] = (r, "keys")
-            variants[f"sinks+recall{r} bounds"] = (r, "bounds")
-        caches = {name: filled_cache(model, limit, r, ids, score) for name, (r, score) in variants.items()}
+            variants[f"sinks+recall{r}"] = (r, None, None)  # the defaults
+            variants[f"sinks+recall{r} keys b16"] = (r, "keys", 16)  # the defaults before the distance score
+            variants[f"sinks+recall{r} bounds b16"] = (r, "bounds", 16)
+        caches = {name: filled_cache(model, limit, r, ids, score, block)
+                  for name, (r, score, block) in variants.items()}  # fmt: skip
         times: dict[str, list[float]] = {name: [] for name in caches}
         with torch.no_grad():
             for cache in caches.values():  # warm-up

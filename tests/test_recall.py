@@ -242,7 +242,7 @@ def test_attended_bytes_as_without_recall_and_store_bytes_by_the_formula():
         blocks = {b for row in store.rows for b in row}
         per_block = recall_block_bytes(model, cache.bounded_indices, recall_dtype, store.block, score)
         assert cache.recall_nbytes() == len(blocks) * per_block > 0
-        # every evicted token is in the store, in blocks of 16
+        # every evicted token is in the store, in whole blocks
         assert store.tokens() == cache.stats["evicted"] == cache.stats["recall_stored"]
 
 
@@ -253,8 +253,8 @@ def test_recall_store_bound_drops_the_oldest_blocks():
                            max_new_tokens=120, min_new_tokens=120, do_sample=False, return_dict_in_generate=True)  # fmt: skip
     store = output_cache(out).recall
     for row in store.rows:
-        assert len(row) == 3  # 48 tokens = 3 blocks of 16, the newest
-    per_row = recall_block_bytes(model, [0, 1], None, 16)
+        assert len(row) * store.block == 48  # 48 tokens in whole blocks, the newest
+    per_row = recall_block_bytes(model, [0, 1], None, store.block)
     out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=32, recall=16,
                            recall_store=f"{2 * 4 * per_row}B", max_new_tokens=120, do_sample=False,
                            return_dict_in_generate=True)  # fmt: skip
@@ -300,11 +300,13 @@ def _rope(dim: int = 8) -> RopeSpec:
     return RopeSpec(1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim)), dim)
 
 
+@pytest.mark.parametrize("score", ["distance", "keys", "bounds"])
 @pytest.mark.parametrize(("recall_dtype", "bound"), [(None, 1e-5), ("int8", 0.02), ("int4", 0.2)])
-def test_blocks_round_trip(recall_dtype, bound):
-    """Tokens captured at their positions come back unrotated, as written (quantized: within its bound)."""
+def test_blocks_round_trip(recall_dtype, bound, score):
+    """Tokens captured at their positions come back unrotated, as written (quantized: within its bound),
+    however the store keeps them for scoring."""
     rope = _rope()
-    store = RecallStore([([0, 1], rope)], 8, recall_dtype=recall_dtype, block=4)
+    store = RecallStore([([0, 1], rope)], 8, recall_dtype=recall_dtype, block=4, score=score)
     store.start(2)
     generator = torch.Generator().manual_seed(0)
     keys = torch.randn(2, 8, 2, 8, generator=generator)  # (layers, tokens, kv_heads, dim)
@@ -314,7 +316,7 @@ def test_blocks_round_trip(recall_dtype, bound):
     taken = [([0, 1], rotated, values)]
     store.capture([4, 4], torch.arange(8), positions, taken)  # 4 tokens per row: one full block each
     assert store.recallable() == [4, 4]
-    got_k, got_v, chosen = store.recall(1, torch.randn(2, 2, 8, generator=generator))
+    got_k, got_v, chosen = store.recall(1, torch.randn(2, 2, 8, generator=generator), torch.tensor([20, 30]))
     for row in range(2):
         want_k = keys[1, 4 * row : 4 * row + 4].transpose(0, 1)  # (kv_heads, 4, dim)
         want_v = values[1, 4 * row : 4 * row + 4].transpose(0, 1)
@@ -333,6 +335,44 @@ def test_both_scores_pick_the_block_holding_the_best_key(score):
     store.capture([16], torch.arange(16), torch.zeros(16, dtype=torch.long), [([0], keys, keys.clone())])
     _, _, chosen = store.recall(0, torch.tensor([[[1.0, 0, 0, 0, 0, 0, 0, 0]]]))
     assert store.token_indices(chosen)[0, 0].tolist() == [8, 9, 10, 11]
+
+
+def test_distance_score_needs_the_query_index():
+    store = RecallStore([([0], _rope())], 4, block=4, score="distance")
+    store.start(1)
+    keys = torch.randn(1, 4, 1, 8)
+    store.capture([4], torch.arange(4), torch.arange(4), [([0], keys, keys.clone())])
+    with pytest.raises(ValueError, match="query_index"):
+        store.recall(0, torch.randn(1, 1, 8))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**16), blocks=st.integers(1, 6), group=st.sampled_from([1, 3]),
+       shift=st.integers(0, 50), ahead=st.integers(1, 200))  # fmt: skip
+def test_distance_scores_pick_the_block_the_full_cache_attends_most(seed, blocks, group, shift, ahead):
+    """score="distance": per KV head, the chosen block holds the key whose product with a query head of
+    the group is largest as the full cache computes it: the query rotated at its token index, each key
+    at its own (the keys arrive rotated at cache positions `shift` below their token indices)."""
+    generator = torch.Generator().manual_seed(seed)
+    rope = _rope()
+    store = RecallStore([([0], rope)], 4, block=4, score="distance")
+    store.start(1)
+    keys = torch.randn(1, 4 * blocks, 2, 8, generator=generator)  # 2 KV heads
+    token_index = torch.arange(4 * blocks) + shift
+    cached = rope.rotate(keys, (token_index - shift)[None, :, None])  # at their positions in the cache
+    store.capture([4 * blocks], token_index, token_index - shift, [([0], cached, keys.clone())])
+    query = torch.randn(1, 2 * group, 8, generator=generator)
+    query_index = int(token_index[-1]) + ahead
+    _, _, chosen = store.recall(0, query, torch.tensor([query_index]))
+    full_query = rope.rotate(query[:, :, None], query_index)[:, :, 0].view(2, group, 8)
+    full_keys = rope.rotate(keys, token_index[None, :, None])[0]  # (t, kv_heads, dim)
+    products = torch.einsum("tkd,kgd->kgt", full_keys, full_query).amax(dim=1)  # (kv_heads, t)
+    for head in range(2):
+        best = int(products[head].argmax())
+        top = products[head].sort(descending=True).values
+        if len(top) > 1 and float(top[0] - top[1]) < 1e-2 * float(top[0].abs()):
+            continue  # within float16 rounding of a second key
+        assert int(store.token_indices(chosen)[0, head, 0]) == int(token_index[best // 4 * 4])
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)

@@ -115,7 +115,7 @@ def add_recall_arguments(group: Any) -> None:
     group.add_argument("--recall-dtype", metavar="none|int8|int4", default="none",
                        help=f"{declared('recall_dtype')}; none keeps the model's dtype (default: none)")  # fmt: skip
     group.add_argument("--recall-score", metavar="|".join(RECALL_SCORES), default=None,
-                       help=f"{declared('recall_score')} (default: keys)")  # fmt: skip
+                       help=f"{declared('recall_score')} (default: distance)")  # fmt: skip
 
 
 def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:

@@ -131,17 +131,18 @@ CACHE_OPTIONS = (
     ),
     Option(
         "recall_score",
-        "with recall: how blocks are chosen, keys (each block's best key for the queries, exactly) or bounds "
-        "(Quest's per-channel key bounds: cheaper, looser)",
+        "with recall: how blocks are chosen, distance (each block's best key for the queries, each key seen "
+        "at its distance from the query, as the full cache sees it), keys (the same, every block at one distance) "
+        "or bounds (Quest's per-channel key bounds: cheaper, looser)",
         "S",
-        "keys",
+        "distance",
     ),
 )
 
 #: Quantized dtypes the recall store keeps.
 RECALL_DTYPES = ("int8", "int4")
 #: How the recall tier scores its blocks (`kvlimit.cache.recall`).
-RECALL_SCORES = ("keys", "bounds")
+RECALL_SCORES = ("keys", "bounds", "distance")
 
 
 def argument_names() -> tuple[str, ...]:
@@ -174,7 +175,7 @@ class LimitConfig:
         recall_store_tokens / recall_store_bytes: the recall store's bound, per sequence in tokens or
             for the whole store in bytes (both None: no bound).
         recall_dtype: "int8" / "int4" codes in the recall store, or None (the model's dtype).
-        recall_score: "keys" or "bounds", how the recall tier scores its blocks.
+        recall_score: "distance", "keys" or "bounds", how the recall tier scores its blocks.
     """
 
     cache_limit_tokens: int | None
@@ -188,7 +189,7 @@ class LimitConfig:
     recall_store_tokens: int | None = None
     recall_store_bytes: int | None = None
     recall_dtype: str | None = None
-    recall_score: str = "keys"
+    recall_score: str = "distance"
 
     @classmethod
     def create(
@@ -253,7 +254,7 @@ class LimitConfig:
         group = DEFAULT_KV_GROUP if kv_group is None else check_kv_group(kv_group)
         store_tokens, store_bytes = _recall_store(recall_store)
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
-                   store_bytes, recall_dtype, recall_score or "keys")  # fmt: skip
+                   store_bytes, recall_dtype, recall_score or "distance")  # fmt: skip
 
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
@@ -338,7 +339,7 @@ class LimitConfig:
             bound = self.recall_store_tokens or self.recall_store_bytes
             recalled = f", recall={self.recall}" + (f" (store bound {bound})" if bound else "")
             recalled += f", recall_dtype={self.recall_dtype}" if self.recall_dtype else ""
-            recalled += f", recall_score={self.recall_score}" if self.recall_score != "keys" else ""
+            recalled += f", recall_score={self.recall_score}" if self.recall_score != "distance" else ""
         return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}{recalled}"
 
 

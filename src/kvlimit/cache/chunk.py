@@ -76,5 +76,9 @@ def plan_chunk(
     if recall_columns:
         assert cache.recall_hook is not None
         base = cache.keeper.recall_base(cache)
-        cache.recall_hook.open(RecallStep(width, recall_columns, base, positions, list(cache.recalled), real))
+        cache.recall_hook.open(
+            RecallStep(
+                width, recall_columns, base, positions, list(cache.recalled), rows.shift_t.clone(), real
+            )
+        )
     return plan, StepInputs(positions, mask, "chunk")

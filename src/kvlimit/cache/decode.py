@@ -74,7 +74,9 @@ def plan_decode(cache: BoundedCache, input_ids: torch.Tensor) -> tuple[StepPlan,
         )
         base = cache.keeper.recall_base(cache)
         cache.recall_hook.open(
-            RecallStep(width, recall_columns, base, positions[:, None], list(cache.recalled))
+            RecallStep(
+                width, recall_columns, base, positions[:, None], list(cache.recalled), rows.shift_t.clone()
+            )
         )
     step = StepInputs(positions[:, None], mask, "decode", mask_all_kept=all_kept)
     plan = StepPlan("decode", 1, width + recall_columns, writes, first_index=first_index,

@@ -29,7 +29,8 @@ class RecallStep:
 
     start / columns: where the recall columns are among a layer's keys; base: (batch,) the position
     of each row's first recalled slot; query_positions: (batch, q) the new tokens' positions; real:
-    a chunk's (batch, q) real tokens (None in a decode step); recalled: per row, its recalled tokens.
+    a chunk's (batch, q) real tokens (None in a decode step); recalled: per row, its recalled tokens;
+    shift: (batch,) token index minus position of each row (a position keeper's shift).
     Rotations are made once per step and rotation (`rotate`), not per layer.
     """
 
@@ -38,6 +39,7 @@ class RecallStep:
     base: torch.Tensor
     query_positions: torch.Tensor
     recalled: list[int]
+    shift: torch.Tensor
     real: torch.Tensor | None = None
     _cos_sin: dict[tuple[int, str], tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
 
@@ -108,12 +110,15 @@ class RecallHook:
             return
         rope = self.rope[layer_idx]
         unrotated = step.rotate(rope, "query", query, -step.query_positions[:, None, :])
+        index = step.query_positions + step.shift[:, None]  # the queries' token indices
         if step.real is None:
             query_vector = unrotated[:, :, 0]
+            query_index = index[:, 0]
         else:  # a chunk: the mean of its real queries (InfLLM sums the chunk's scores)
             real = step.real[:, None, :, None].to(unrotated.dtype)
             query_vector = (unrotated * real).sum(dim=2) / real.sum(dim=2).clamp(min=1)
-        keys, values, chosen = self.store.recall(layer_idx, query_vector)
+            query_index = (index * step.real).sum(dim=1) // step.real.sum(dim=1).clamp(min=1)
+        keys, values, chosen = self.store.recall(layer_idx, query_vector, query_index)
         n = keys.shape[2]
         positions = step.base[:, None] + torch.arange(n, device=step.base.device)[None, :]
         keys = step.rotate(rope, "keys", keys, positions[:, None, :])

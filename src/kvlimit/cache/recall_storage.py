@@ -56,7 +56,7 @@ class Homes:
             device=device,
             dtype=keys.dtype,
             shapes=(keys.shape[2], keys.shape[-1], values.shape[2], values.shape[-1]),
-            keys=device if score == "keys" else storage,
+            keys=storage if score == "bounds" else device,
             values=storage,
             scheme=scheme,
             block=block,

@@ -39,7 +39,7 @@ def register(subparsers: Any) -> None:
         type=int,
         default=BLOCK,
         help="recalled slots: the recall store's bytes per evicted token are given for its blocks "
-        f"(blocks of 16, 8, 4, 2 or 1 tokens, the largest dividing R; default: {BLOCK})",
+        f"(blocks of {BLOCK}, 2 or 1 tokens, the largest dividing R; default: {BLOCK})",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     add_model_arguments(parser)

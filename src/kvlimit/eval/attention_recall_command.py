@@ -32,7 +32,7 @@ from ..clitools import (
     recall_values,
     status,
 )
-from ..config import LimitConfig, recall_slots
+from ..config import RECALL_SCORES, LimitConfig, recall_slots
 from ..policies import make_policy, policy_names, settings_for
 from .attention_recall import ConfigRecall, attention_recall, plot, to_dict
 
@@ -67,6 +67,9 @@ def register(subparsers: Any) -> None:
                       help=f"policies, comma-separated, from {', '.join(policy_names())} (default: sinks)")  # fmt: skip
     add_policy_settings(runs)
     add_recall_list_argument(runs)
+    runs.add_argument("--recall-score", metavar="S[,S...]", default="distance",
+                      help=f"how recalled blocks are chosen, comma-separated, from {', '.join(RECALL_SCORES)} "
+                      "(default: distance); each recall tier runs with each")  # fmt: skip
     runs.add_argument(
         "--tokens", type=int, metavar="N", default=1024, help="tokens of the text (default: 1024)"
     )
@@ -85,9 +88,10 @@ def register(subparsers: Any) -> None:
 
 
 def _configs(args: argparse.Namespace) -> dict[str, LimitConfig]:
-    """Every (policy, limit, recall) of the arguments, named like `kvlimit ppl`'s runs."""
+    """Every (policy, limit, recall, recall score) of the arguments, named like `kvlimit ppl`'s runs."""
     limits = parse_list(args.cache_limit, _count("--cache-limit"), option="--cache-limit")
     names = parse_list(args.policy, policy_name, option="--policy")
+    scores = parse_list(args.recall_score, _score, option="--recall-score")
     settings = policy_settings_from_args(args, names)
     configs = {}
     for name in names:
@@ -95,14 +99,22 @@ def _configs(args: argparse.Namespace) -> dict[str, LimitConfig]:
         for limit in limits:
             for value in recall_values(args.recall) or [0] if not policy.per_layer else [0]:
                 recall = recall_slots(value, limit)
-                label = f"{name}{f'+recall{recall}' if recall else ''}@{limit}"
-                try:
-                    configs[label] = LimitConfig.create(limit, policy, recall=recall or None)
-                except ValueError as exc:
-                    raise CLIError(
-                        cli_names(f"{exc} (--cache-limit {limit}, --recall {args.recall})")
-                    ) from exc
+                for score in scores if recall else ["distance"]:
+                    tier = (f"+recall{recall}" + (f"/{score}" if len(scores) > 1 else "")) if recall else ""
+                    try:
+                        configs[f"{name}{tier}@{limit}"] = LimitConfig.create(
+                            limit, policy, recall=recall or None, recall_score=score if recall else None
+                        )
+                    except ValueError as exc:
+                        message = f"{exc} (--cache-limit {limit}, --recall {args.recall})"
+                        raise CLIError(cli_names(message)) from exc
     return configs
+
+
+def _score(text: str) -> str:
+    if text not in RECALL_SCORES:
+        raise CLIError(f"--recall-score takes {', '.join(RECALL_SCORES)}; got {text!r}")
+    return text
 
 
 def run(args: argparse.Namespace) -> int:
