@@ -390,3 +390,28 @@ def test_bad_settings_name_the_parameter():
     cache = quantized_cache(model, 8, "int8")
     with pytest.raises(ValueError, match="kv_dtype=None differs from the passed BoundedCache's 'int8'"):
         kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=8, cache=cache)
+
+
+# --- quality on a real text -----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_quantized_perplexity_on_a_real_text_stays_near_float():
+    """The embedded SmolLM2 streams 2,000 tokens of the Botchan corpus at limit 256: int8 within 1% of
+    the float cache's perplexity, int4 within 10%. Measured (README, "Quantized storage", 8,000 tokens):
+    int8 +0.1%, int4 +6.1%. int4 read +1.1% before 71009b1 only because a chunk's own keys were shown in
+    floats while every other key was shown as stored (what a decode step sees); the issue's goal, 1%, is
+    not met, and this bound guards against worse."""
+    from kvlimit.eval.corpus import ensure_corpus
+    from kvlimit.eval.perplexity import streaming_perplexity
+    from kvlimit.models import load_model
+
+    loaded = load_model()
+    text = ensure_corpus().read_text(encoding="utf-8")
+    ids = loaded.tokenizer(text, add_special_tokens=False)["input_ids"][:2000]
+    ppl = {
+        kv_dtype: streaming_perplexity(loaded.model, ids, cache_limit=256, kv_dtype=kv_dtype).ppl
+        for kv_dtype in (None, "int8", "int4")
+    }
+    assert ppl["int8"] <= 1.01 * ppl[None], ppl
+    assert ppl["int4"] <= 1.10 * ppl[None], ppl
