@@ -83,7 +83,8 @@ def step_times(model: Any, limits: list[int], ids: torch.Tensor, rounds: int) ->
         variants: dict[str, tuple[int, str | None, int | None]] = {"sinks": (0, None, None)}
         for r in (limit // 4, limit // 2):
             variants[f"sinks+recall{r}"] = (r, None, None)  # the defaults
-            variants[f"sinks+recall{r} keys b16"] = (r, "keys", 16)  # the defaults before the distance score
+            variants[f"sinks+recall{r} distance b16"] = (r, "distance", 16)
+            variants[f"sinks+recall{r} keys b16"] = (r, "keys", 16)  # the first defaults
             variants[f"sinks+recall{r} bounds b16"] = (r, "bounds", 16)
         caches = {name: filled_cache(model, limit, r, ids, score, block)
                   for name, (r, score, block) in variants.items()}  # fmt: skip
