@@ -15,7 +15,7 @@ import pytest
 import kvlimit
 from kvlimit import cli, clitools
 from kvlimit.bench.command import settings_from_args
-from kvlimit.cache.recall import block_for
+from kvlimit.cache.recall import BLOCK, block_for
 from kvlimit.sizing import recall_block_bytes
 
 from .helpers import PROMPT, TinyModel, build_tiny, output_cache, spy_caches
@@ -96,10 +96,10 @@ def test_plan_predicts_the_store_a_run_holds(tiny, capsys):
 def test_info_gives_the_store_bytes_per_token(tiny, capsys):
     facts = run_json(capsys, "info", "--model", tiny.folder, "--json", "--quiet")
     recall = facts["recall"]
-    assert recall["supported"] and recall["block"] == 16
+    assert recall["supported"] and recall["block"] == BLOCK  # --recall defaults to one block's slots
     per_token = recall["store_bytes_per_token"]
     assert per_token["int4"] < per_token["int8"] < per_token["model dtype"]
-    assert per_token["int8"] == recall_block_bytes(tiny.model, [0, 1], "int8", 16) / 16
+    assert per_token["int8"] == recall_block_bytes(tiny.model, [0, 1], "int8", BLOCK) / BLOCK
 
 
 def test_ppl_runs_recall_tiers_beside_the_policy(tiny, tmp_path, capsys):
