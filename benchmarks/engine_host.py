@@ -13,12 +13,16 @@ tokens/s of each and their ratio.
 from __future__ import annotations
 
 import argparse
+import pathlib
+import sys
 import time
 
 import torch
 
 import kvlimit
 
+# the repository, for the tests' model builder
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from tests.helpers import make_model
 
 DECODINGS = {
