@@ -118,15 +118,20 @@ def add_recall_arguments(group: Any) -> None:
                        help=f"{declared('recall_score')} (default: distance)")  # fmt: skip
 
 
+def recall_score_name(text: str) -> str:
+    """`text` if it names a recall score, else a CLIError naming `--recall-score` and the scores."""
+    if text not in RECALL_SCORES:
+        raise CLIError(f"--recall-score {text!r} is not one of {', '.join(RECALL_SCORES)}")
+    return text
+
+
 def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """LimitConfig's recall, recall_store and recall_dtype from `--recall`, `--recall-store` and
     `--recall-dtype` (validated by `LimitConfig.create`; the words checked here)."""
     dtype = args.recall_dtype.strip().lower()
     if dtype not in ("none", *RECALL_DTYPES):
         raise CLIError(f"--recall-dtype {args.recall_dtype!r} is not one of none, {', '.join(RECALL_DTYPES)}")
-    score = None if args.recall_score is None else args.recall_score.strip().lower()
-    if score is not None and score not in RECALL_SCORES:
-        raise CLIError(f"--recall-score {args.recall_score!r} is not one of {', '.join(RECALL_SCORES)}")
+    score = None if args.recall_score is None else recall_score_name(args.recall_score.strip().lower())
     return {
         "recall": args.recall or None,
         "recall_store": args.recall_store,

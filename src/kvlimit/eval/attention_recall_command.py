@@ -29,6 +29,7 @@ from ..clitools import (
     parse_list,
     policy_name,
     policy_settings_from_args,
+    recall_score_name,
     recall_values,
     status,
 )
@@ -91,7 +92,7 @@ def _configs(args: argparse.Namespace) -> dict[str, LimitConfig]:
     """Every (policy, limit, recall, recall score) of the arguments, named like `kvlimit ppl`'s runs."""
     limits = parse_list(args.cache_limit, _count("--cache-limit"), option="--cache-limit")
     names = parse_list(args.policy, policy_name, option="--policy")
-    scores = parse_list(args.recall_score, _score, option="--recall-score")
+    scores = parse_list(args.recall_score, recall_score_name, option="--recall-score")
     settings = policy_settings_from_args(args, names)
     configs = {}
     for name in names:
@@ -99,22 +100,16 @@ def _configs(args: argparse.Namespace) -> dict[str, LimitConfig]:
         for limit in limits:
             for value in recall_values(args.recall) or [0] if not policy.per_layer else [0]:
                 recall = recall_slots(value, limit)
-                for score in scores if recall else ["distance"]:
+                for score in scores if recall else [None]:  # without recall, no score
                     tier = (f"+recall{recall}" + (f"/{score}" if len(scores) > 1 else "")) if recall else ""
                     try:
                         configs[f"{name}{tier}@{limit}"] = LimitConfig.create(
-                            limit, policy, recall=recall or None, recall_score=score if recall else None
+                            limit, policy, recall=recall or None, recall_score=score
                         )
                     except ValueError as exc:
                         message = f"{exc} (--cache-limit {limit}, --recall {args.recall})"
                         raise CLIError(cli_names(message)) from exc
     return configs
-
-
-def _score(text: str) -> str:
-    if text not in RECALL_SCORES:
-        raise CLIError(f"--recall-score takes {', '.join(RECALL_SCORES)}; got {text!r}")
-    return text
 
 
 def run(args: argparse.Namespace) -> int:
