@@ -325,6 +325,34 @@ def test_blocks_round_trip(recall_dtype, bound, score):
     assert store.token_indices(chosen)[:, :, :4].tolist() == [[[0, 1, 2, 3]] * 2, [[4, 5, 6, 7]] * 2]
 
 
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**16), score=st.sampled_from(["distance", "keys", "bounds"]),
+       blocks=st.integers(1, 5), shift=st.integers(0, 300))  # fmt: skip
+def test_recall_at_positions_is_unrotated_recall_turned_to_them(seed, score, blocks, shift):
+    """`recall(..., base=)` hands back the keys `recall` hands back unrotated, each rotated to its
+    column's position `base + column` (under "distance" the store does it in one rotation per block),
+    with the same values and the same choice."""
+    generator = torch.Generator().manual_seed(seed)
+    rope = _rope()
+    store = RecallStore([([0, 1], rope)], 8, block=4, score=score)
+    store.start(2)
+    n = 4 * blocks
+    keys = torch.randn(2, 2 * n, 2, 8, generator=generator)  # (layers, tokens, kv_heads, dim), two rows
+    token_index = torch.cat([torch.arange(n) + shift, torch.arange(n) + 2 * shift])
+    positions = token_index - shift  # a position keeper's shift
+    cached = rope.rotate(keys, positions[None, :, None])
+    store.capture([n, n], token_index, positions, [([0, 1], cached, keys.clone())])
+    query = torch.randn(2, 4, 8, generator=generator)
+    query_index = torch.tensor([n + shift + 7, n + 2 * shift + 9])
+    base = torch.tensor([4, 11])
+    plain_k, plain_v, plain_chosen = store.recall(1, query, query_index)
+    got_k, got_v, chosen = store.recall(1, query, query_index, base=base)
+    assert torch.equal(chosen, plain_chosen) and torch.equal(got_v, plain_v)
+    column = torch.arange(got_k.shape[2])
+    want = rope.rotate(plain_k, (base[:, None] + column[None, :])[:, None, :])
+    torch.testing.assert_close(got_k, want, atol=1e-5, rtol=1e-5)
+
+
 @pytest.mark.parametrize("score", ["keys", "bounds"])
 def test_both_scores_pick_the_block_holding_the_best_key(score):
     rope = _rope()

@@ -6,7 +6,7 @@ Contract
 (never padding), for every bounded layer, in the cache's dtype or quantized (`recall_dtype` "int8" /
 "int4", `kvlimit.cache.quant`). Under a positional policy every layer evicts the same tokens, so one
 block table (on the host) serves every layer; the keys and values live per group of layers of one
-shape and rotation (the store's stacks), `(layers, blocks, kv_heads, block, head_dim)`.
+shape and rotation (the store's stacks), `(layers, kv_heads, blocks, block, head_dim)`.
 
 Keys are kept *unrotated* (a RoPE key evicted at position p is rotated by -p when it arrives, so a
 block can be placed at any position later with one rotation), except under "distance", where each is
@@ -121,6 +121,8 @@ class RecallStore:
         self.block_first: torch.Tensor | None = None
         #: where and how blocks are kept, fixed at the first write (or taken from a source row's store)
         self.homes: Homes | None = None
+        self._step_memo: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
+        self._query_memo: dict[int, tuple[torch.Tensor, int, torch.Tensor, torch.Tensor]] = {}
 
     def serves(self, layer: int) -> bool:
         return layer in self._where
@@ -178,7 +180,7 @@ class RecallStore:
             for group, theirs in zip(self.groups, source.groups, strict=True):
                 pairs = zip(group.parts(), theirs.parts(), strict=True)
                 for target, copied in pairs:
-                    target[:, b] = copied[:, source_block].to(target.device)
+                    target[:, :, b] = copied[:, :, source_block].to(target.device)
             assert self.block_first is not None and source.block_first is not None
             self.block_first[b] = source.block_first[source_block].to(self.block_first.device)
             self.rows[row].append(b)
@@ -211,51 +213,87 @@ class RecallStore:
 
     # --- recall -------------------------------------------------------------------------------
     def recall(
-        self, layer: int, query: torch.Tensor, query_index: torch.Tensor | None = None
+        self,
+        layer: int,
+        query: torch.Tensor,
+        query_index: torch.Tensor | None = None,
+        *,
+        base: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The best blocks of every row for `query` (batch, heads, head_dim), unrotated, the query of the
         token `query_index` (batch,) of each row (the "distance" score reads it).
 
         Returns keys and values (batch, kv_heads, n, head_dim) with n = blocks taken x block (at most
-        `slots`), unrotated, in their original order, and the block ids taken (batch, picks, kv_heads)
-        (-1 where a row had fewer blocks: its columns hold another block's tokens and must be masked,
-        as `recallable()` says).
+        `slots`), in their original order, and the block ids taken (batch, picks, kv_heads) (-1 where a
+        row had fewer blocks: its columns hold another block's tokens and must be masked, as
+        `recallable()` says). Keys come back unrotated, or with `base` (batch,) rotated to the positions
+        the attention gives them: column c of row b at `base[b] + c` (under "distance" one rotation per
+        block, from its tokens' indices to their positions, instead of one back to 0 and one forward).
         """
         group, i = self._where[layer]
         homes = self.homes
         assert group.keys is not None and group.values is not None and homes is not None
-        table, count = self.table.device_table(query.device)
+        table, ids, absent = self._step_table(query.device)
         batch, heads, dim = query.shape
         kv_heads = homes.shapes[0]
         grouped = query.float().view(batch, kv_heads, heads // kv_heads, dim)
-        ids = table.clamp(min=0)
-        bound = self._block_scores(group, i, ids, grouped, query_index)  # (batch, blocks, kv_heads)
+        bound = self._block_scores(group, i, ids, grouped, query_index)  # (batch, kv_heads, blocks)
         if not self.per_head:
-            bound = bound.sum(dim=-1, keepdim=True).expand(-1, -1, kv_heads)
+            bound = bound.sum(dim=1, keepdim=True).expand(-1, kv_heads, -1)
         # bounds rounded to float16 and ties to the oldest block (a stable sort below): a row's choice
         # does not move with the float noise between a row alone and in a batch
-        bound = bound.clamp(-6e4, 6e4).half().float()
-        present = torch.arange(table.shape[1], device=table.device)[None, :] < count[:, None]
-        bound = bound.masked_fill(~present[:, :, None], float("-inf"))
+        bound = bound.clamp(-6e4, 6e4).half().float().masked_fill(absent, float("-inf"))
         picks = min(self.picks, table.shape[1])
         # present blocks come first in the table and score above absent ones: sorting the chosen
         # columns puts a row's blocks in time order, absent ones last
-        order = bound.sort(dim=1, descending=True, stable=True).indices
-        columns = order[:, :picks].sort(dim=1).values  # (batch, picks, kv_heads)
-        chosen = table[:, :, None].expand(-1, -1, kv_heads).gather(1, columns)
-        heads_index = torch.arange(kv_heads, device=chosen.device)[None, None, :]
+        order = bound.sort(dim=-1, descending=True, stable=True).indices
+        columns = order[:, :, :picks].sort(dim=-1).values  # (batch, kv_heads, picks)
+        chosen = table[:, None, :].expand(-1, kv_heads, -1).gather(2, columns)
+        heads_index = torch.arange(kv_heads, device=chosen.device)[None, :, None]
         at = chosen.clamp(min=0)
         keys = group.pick(group.keys, i, at.to(homes.keys), homes, heads_index.to(homes.keys))
         values = group.pick(group.values, i, at.to(homes.values), homes, heads_index.to(homes.values))
-        if self._at_index(group):  # back to unrotated: each token by its own index
-            assert group.rope is not None and self.block_first is not None
-            first = self.block_first.to(at.device)[at]  # (batch, picks, kv_heads)
-            index = first[:, :, :, None] + torch.arange(self.block, device=at.device)
-            cos, sin = group.rope.cos_sin(-index, keys.device)
-            keys = group.rope.apply(keys, cos, sin)
-        keys = keys.permute(0, 2, 1, 3, 4).reshape(batch, kv_heads, picks * self.block, dim)
-        values = values.permute(0, 2, 1, 3, 4).reshape(batch, kv_heads, picks * self.block, -1)
-        return keys.to(query.device, non_blocking=True), values.to(query.device, non_blocking=True), chosen
+        keys = self._turned(group, keys, at, base).reshape(batch, kv_heads, picks * self.block, dim)
+        values = values.reshape(batch, kv_heads, picks * self.block, -1)
+        return (
+            keys.to(query.device, non_blocking=True),
+            values.to(query.device, non_blocking=True),
+            chosen.transpose(1, 2),
+        )
+
+    def _step_table(self, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The block table (batch, blocks) (-1 padded), its ids clamped to 0, and (batch, 1, blocks)
+        where a row has no block: made once per table (a step's layers share it)."""
+        table, count = self.table.device_table(device)
+        if self._step_memo is None or self._step_memo[0] is not table:
+            columns = torch.arange(table.shape[1], device=device)
+            absent = (columns[None, :] >= count[:, None])[:, None, :]
+            self._step_memo = (table, table.clamp(min=0), absent)
+        return self._step_memo
+
+    def _turned(
+        self, group: RecallGroup, keys: torch.Tensor, at: torch.Tensor, base: torch.Tensor | None
+    ) -> torch.Tensor:
+        """`keys` (batch, kv_heads, picks, block, dim) of blocks `at` (batch, kv_heads, picks) as
+        stored, turned unrotated (`base` None) or to positions `base` + their column (see `recall`)."""
+        if group.rope is None:
+            return keys
+        column = torch.arange(at.shape[2], device=at.device)[None, None, :] * self.block
+        if self._at_index(group):
+            assert self.block_first is not None
+            first = self.block_first.to(at.device)[at]  # (batch, kv_heads, picks) each block's first index
+            if base is None:  # back to 0: each token by its own index
+                delta = -(first[..., None] + torch.arange(self.block, device=at.device))
+            else:  # a block's tokens are consecutive, as are their columns: one distance per block
+                delta = (base.to(at.device)[:, None, None] + column - first)[..., None]
+        elif base is None:
+            return keys
+        else:
+            delta = (base.to(at.device)[:, None, None] + column)[..., None] + torch.arange(
+                self.block, device=at.device
+            )
+        cos, sin = group.rope.cos_sin(delta, keys.device)
+        return group.rope.apply(keys, cos, sin)
 
     def _block_scores(
         self,
@@ -265,46 +303,61 @@ class RecallStore:
         grouped: torch.Tensor,
         query_index: torch.Tensor | None,
     ) -> torch.Tensor:
-        """(batch, blocks, kv_heads) each block's score for the queries `grouped` (batch, kv_heads, g, dim):
+        """(batch, kv_heads, blocks) each block's score for the queries `grouped` (batch, kv_heads, g, dim):
         "keys", the largest product of any of its keys with any query head of the KV head's group;
         "bounds", Quest's bound `sum_d max(q_d lo_d, q_d hi_d) = hi . q+ + lo . q-` of the group's
         summed query."""
-        if self._at_index(
-            group
-        ):  # the query at its own index against keys at theirs: the full cache's products
+        if self._at_index(group):  # the query at its own index against keys at theirs: the full cache's
             assert group.rope is not None
             if query_index is None:
                 raise ValueError(
                     "recall_score='distance' scores at the query's token index: pass query_index"
                 )
-            cos, sin = group.rope.cos_sin(query_index, grouped.device)  # (batch, rotary_dim)
+            cos, sin = self._query_turn(group.rope, query_index, grouped.device)  # (batch, rotary_dim)
             grouped = group.rope.apply(grouped, cos[:, None, None, :], sin[:, None, None, :])
         if self.score in ("keys", "distance"):
             homes = self.homes
             assert group.keys is not None and homes is not None
-            if ids.shape[0] == 1:  # one row: score every allocated block where it lies (no gather), then pick
+            if (
+                ids.shape[0] == 1
+            ):  # one row: score every block handed out where it lies (no gather), then pick
+                handed = self.table.high
                 every = (
-                    group.keys[i]  # a view
+                    group.keys[i, :, :handed]  # a view, (kv_heads, blocks, block, dim)
                     if isinstance(group.keys, torch.Tensor)
-                    else group.pick(
-                        group.keys, i, torch.arange(self.capacity_blocks, device=homes.keys), homes
-                    )
+                    else group.pick(group.keys, i, torch.arange(handed, device=homes.keys)[None], homes)[:, 0]
                 )
-                every = every.to(grouped.device)
-                query = grouped[0].to(every.dtype)  # (kv_heads, g, dim)
-                blocks, kv_heads, block, dim = every.shape
-                # one product of every key with every query head (a head's keys against the other heads'
-                # queries too: kv_heads x the work, but one large matmul instead of one small per block)
-                products = every.reshape(-1, dim) @ query.reshape(-1, dim).T
-                products = products.view(blocks, kv_heads, block, kv_heads, -1)
-                best = products.diagonal(dim1=1, dim2=3).amax(dim=(1, 2))  # (blocks, kv_heads)
-                return best.float()[ids[0]][None]
-            keys = group.pick(group.keys, i, ids.to(homes.keys), homes)  # (batch, n, kv_heads, block, dim)
-            products = torch.einsum("bnkjd,bkgd->bnkgj", keys.to(grouped.device, torch.float32), grouped)
+                kv_heads, blocks, _, dim = every.shape
+                # head by head, every key of the head against its group's queries: one batched matmul
+                products = torch.bmm(
+                    every.to(grouped.device).reshape(kv_heads, -1, dim),
+                    grouped[0].to(every.dtype).transpose(1, 2),
+                )
+                best = products.view(kv_heads, blocks, -1).amax(dim=-1)  # (kv_heads, blocks)
+                return best.float()[:, ids[0]][None]
+            keys = group.pick(group.keys, i, ids.to(homes.keys), homes)  # (kv_heads, batch, n, block, dim)
+            products = torch.einsum("kbnjd,bkgd->bkngj", keys.to(grouped.device, torch.float32), grouped)
             return products.amax(dim=(-1, -2))
         assert group.low is not None and group.high is not None
-        bound = torch.einsum("bnkd,bkd->bnk", group.high[i][ids], grouped.clamp(min=0).sum(dim=2))
-        return bound + torch.einsum("bnkd,bkd->bnk", group.low[i][ids], grouped.clamp(max=0).sum(dim=2))
+        upper, lower = group.high[i][:, ids], group.low[i][:, ids]  # (kv_heads, batch, n, head_dim)
+        bound = torch.einsum("kbnd,bkd->bkn", upper, grouped.clamp(min=0).sum(dim=2))
+        return bound + torch.einsum("kbnd,bkd->bkn", lower, grouped.clamp(max=0).sum(dim=2))
+
+    def _query_turn(
+        self, rope: RopeSpec, query_index: torch.Tensor, device: torch.device
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and sin (batch, rotary_dim) of the queries' token indices, made once for the layers of a
+        step that pass the same `query_index` tensor (unchanged since: its version is checked)."""
+        memo = self._query_memo.get(id(rope))
+        if memo is None or memo[0] is not query_index or memo[1] != query_index._version:
+            memo = (query_index, query_index._version, *rope.cos_sin(query_index, device))
+            self._query_memo[id(rope)] = memo
+        return memo[2], memo[3]
+
+    def keeps_index(self, layer: int) -> bool:
+        """Whether `layer`'s keys are kept rotated at their token indices (scoring by distance, a layer
+        with RoPE): `recall` with `base` turns them to their positions itself."""
+        return self._at_index(self._where[layer][0])
 
     def _at_index(self, group: RecallGroup) -> bool:
         """Whether `group` keeps its keys rotated at their token indices (scoring by distance) rather
@@ -328,7 +381,7 @@ class RecallStore:
 
     def bytes_per_block(self) -> int:
         """Bytes one block takes, all layers: keys and values as stored, and the key bounds."""
-        return sum(t[:, 0].numel() * t.element_size() for group in self.groups for t in group.parts())
+        return sum(t[:, :, 0].numel() * t.element_size() for group in self.groups for t in group.parts())
 
     def nbytes(self) -> int:
         """Bytes of the blocks in use (what `recall_store` bounds)."""

@@ -42,6 +42,19 @@ class RecallStep:
     shift: torch.Tensor
     real: torch.Tensor | None = None
     _cos_sin: dict[tuple[int, str], tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
+    _query_index: torch.Tensor | None = None
+
+    def query_index(self) -> torch.Tensor:
+        """(batch,) the token index each row's recall query stands at: a decode step's token, or the mean
+        index of a chunk's real tokens. One tensor for every layer of the step."""
+        if self._query_index is None:
+            index = self.query_positions + self.shift[:, None]  # the queries' token indices
+            if self.real is None:
+                self._query_index = index[:, 0]
+            else:
+                counted = self.real.sum(dim=1).clamp(min=1)
+                self._query_index = (index * self.real).sum(dim=1) // counted
+        return self._query_index
 
     def rotate(self, rope: Any, what: str, x: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
         """`x` (batch, heads, n, dim) rotated by `delta` (batch, 1, n), with cos/sin made once per step
@@ -110,18 +123,22 @@ class RecallHook:
             return
         rope = self.rope[layer_idx]
         unrotated = step.rotate(rope, "query", query, -step.query_positions[:, None, :])
-        index = step.query_positions + step.shift[:, None]  # the queries' token indices
         if step.real is None:
             query_vector = unrotated[:, :, 0]
-            query_index = index[:, 0]
         else:  # a chunk: the mean of its real queries (InfLLM sums the chunk's scores)
             real = step.real[:, None, :, None].to(unrotated.dtype)
             query_vector = (unrotated * real).sum(dim=2) / real.sum(dim=2).clamp(min=1)
-            query_index = (index * step.real).sum(dim=1) // step.real.sum(dim=1).clamp(min=1)
-        keys, values, chosen = self.store.recall(layer_idx, query_vector, query_index)
+        query_index = step.query_index()
+        # keys kept at their token indices are turned to their positions by the store, one rotation a
+        # block; keys kept unrotated take the step's rotation, made once for every layer
+        at_index = self.store.keeps_index(layer_idx)
+        keys, values, chosen = self.store.recall(
+            layer_idx, query_vector, query_index, base=step.base if at_index else None
+        )
         n = keys.shape[2]
         positions = step.base[:, None] + torch.arange(n, device=step.base.device)[None, :]
-        keys = step.rotate(rope, "keys", keys, positions[:, None, :])
+        if not at_index:
+            keys = step.rotate(rope, "keys", keys, positions[:, None, :])
         start, stop = step.start, step.start + step.columns
         key[:, :, start : start + n] = keys
         value[:, :, start : start + n] = values

@@ -1,8 +1,10 @@
 """Where the recall store's blocks live: one `RecallGroup` per set of layers of one shape and rotation.
 
-Contract: a group holds its layers' blocks, `(layers, capacity, kv_heads, block, head_dim)` keys and
+Contract: a group holds its layers' blocks, `(layers, kv_heads, capacity, block, head_dim)` keys and
 values (floats, or `kvlimit.cache.quant` codes with a `recall_dtype`), and with "bounds" scoring each
-block's per-channel key minimum and maximum `(layers, capacity, kv_heads, head_dim)`. `Homes` says
+block's per-channel key minimum and maximum `(layers, kv_heads, capacity, head_dim)`. Heads lead the
+blocks so that one head's keys are one run of memory: scoring every block of a row is one batched
+matmul over the heads, reading the keys once. `Homes` says
 where and in what form: keys beside the queries when they are scored exactly, values (and keys scored
 by bounds) in host memory, pinned, when the model is on a GPU. A group grows to a capacity keeping the
 blocks it holds (`grow`), writes tokens at (block, offset) places (`write`), hands back blocks by id
@@ -75,9 +77,9 @@ class RecallGroup:
     Attributes:
         members: the model layers, in the order of the leading dim.
         rope: their rotation (None: the layers take no positions, e.g. a NoPE layer).
-        keys / values: (layers, capacity, kv_heads, block, head_dim), floats or `Codes`; None until
+        keys / values: (layers, kv_heads, capacity, block, head_dim), floats or `Codes`; None until
             the first write.
-        low / high: (layers, capacity, kv_heads, head_dim) float32, each block's key bounds.
+        low / high: (layers, kv_heads, capacity, head_dim) float32, each block's key bounds.
     """
 
     members: list[int]
@@ -102,7 +104,7 @@ class RecallGroup:
         """Blocks the storage has room for."""
         if self.keys is None:
             return 0
-        return (self.keys.tensors()[0] if isinstance(self.keys, Codes) else self.keys).shape[1]
+        return (self.keys.tensors()[0] if isinstance(self.keys, Codes) else self.keys).shape[2]
 
     def grow(self, capacity: int, homes: Homes) -> None:
         """Storage for `capacity` blocks, keeping the blocks held."""
@@ -111,18 +113,18 @@ class RecallGroup:
             return
         kh, kd, vh, vd = homes.shapes
         self.keys = _grown(
-            self.keys, (len(self.members), capacity, kh, homes.block, kd), homes.keys, homes, held
+            self.keys, (len(self.members), kh, capacity, homes.block, kd), homes.keys, homes, held
         )
         self.values = _grown(
-            self.values, (len(self.members), capacity, vh, homes.block, vd), homes.values, homes, held
+            self.values, (len(self.members), vh, capacity, homes.block, vd), homes.values, homes, held
         )
         if not homes.bounds:
             return
         bounds = torch.zeros(
-            (2, len(self.members), capacity, kh, kd), dtype=torch.float32, device=homes.device
+            (2, len(self.members), kh, capacity, kd), dtype=torch.float32, device=homes.device
         )
         if self.low is not None and self.high is not None:
-            bounds[0, :, :held], bounds[1, :, :held] = self.low, self.high
+            bounds[0, :, :, :held], bounds[1, :, :, :held] = self.low, self.high
         self.low, self.high = bounds[0], bounds[1]
 
     def write(
@@ -142,20 +144,20 @@ class RecallGroup:
             new = new.to(home)
             if isinstance(target, Codes):
                 for stored, part in zip(target.tensors(), homes.quantize(new).tensors(), strict=True):
-                    stored[:, at_ids, :, at_offsets] = part.transpose(0, 1)
+                    stored[:, :, at_ids, at_offsets] = part.transpose(1, 2)
             else:
-                target[:, at_ids, :, at_offsets] = new.to(target.dtype).transpose(0, 1)
+                target[:, :, at_ids, at_offsets] = new.to(target.dtype).transpose(1, 2)
         if self.low is None or self.high is None:
             return  # scored by its keys: no bounds kept
         fresh = [b for b, o in zip(ids, offsets, strict=True) if o == 0]
         if fresh:
             fresh_t = torch.tensor(fresh, dtype=torch.long, device=self.low.device)
-            self.low[:, fresh_t] = float("inf")
-            self.high[:, fresh_t] = float("-inf")
-        as_float = keys.float().to(self.low.device)
-        index = torch.tensor(list(ids), dtype=torch.long, device=self.low.device)[None, :, None, None]
-        self.low.scatter_reduce_(1, index.expand_as(as_float), as_float, "amin")
-        self.high.scatter_reduce_(1, index.expand_as(as_float), as_float, "amax")
+            self.low[:, :, fresh_t] = float("inf")
+            self.high[:, :, fresh_t] = float("-inf")
+        as_float = keys.float().to(self.low.device).transpose(1, 2)  # (layers, kv_heads, n, head_dim)
+        index = torch.tensor(list(ids), dtype=torch.long, device=self.low.device)[None, None, :, None]
+        self.low.scatter_reduce_(2, index.expand_as(as_float), as_float, "amin")
+        self.high.scatter_reduce_(2, index.expand_as(as_float), as_float, "amax")
 
     def pick(
         self,
@@ -165,9 +167,10 @@ class RecallGroup:
         homes: Homes,
         heads: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Layer i's blocks `at` (batch, picks, kv_heads), head by head: (batch, picks, kv_heads, block,
-        dim); or with `heads` None, blocks `at` (batch, n) whole: (batch, n, kv_heads, block, dim)."""
-        where = (at,) if heads is None else (at, heads)
+        """Layer i's blocks `at` (batch, kv_heads, picks) head by head, `heads` (1, kv_heads, 1): (batch,
+        kv_heads, picks, block, dim); or with `heads` None, blocks `at` (batch, n) whole, heads first:
+        (kv_heads, batch, n, block, dim)."""
+        where = (slice(None), at) if heads is None else (heads, at)
         if isinstance(stored, Codes):
             assert homes.scheme is not None
             return homes.scheme.dequantize(Codes(*(t[i][where] for t in stored.tensors())), homes.dtype)
@@ -175,7 +178,7 @@ class RecallGroup:
 
     def copy_block(self, source: int, target: int) -> None:
         for t in self.parts():
-            t[:, target] = t[:, source]
+            t[:, :, target] = t[:, :, source]
 
 
 def _grown(
@@ -190,7 +193,7 @@ def _grown(
     parts = new.tensors() if isinstance(new, Codes) else [new]
     olds = [] if old is None else (old.tensors() if isinstance(old, Codes) else [old])
     for part, before in zip(parts, olds, strict=False):
-        part[:, :held] = before
+        part[:, :, :held] = before
     if home.type == "cpu" and homes.device.type == "cuda":
         parts = [p.pin_memory() for p in parts]
     return Codes(*parts) if isinstance(new, Codes) else parts[0]

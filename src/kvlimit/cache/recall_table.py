@@ -46,6 +46,8 @@ class BlockTable:
         self.refs: list[int] = []  # per block id, the rows holding it
         self.fill: list[int] = []  # per block id, the tokens it holds
         self.rows: list[list[int]] = []  # per row, its block ids, oldest first
+        #: one past the highest id handed out since `start` (ids go lowest first: scoring reads ids below)
+        self.high = 0
         self._device_table: tuple[torch.Tensor, torch.Tensor] | None = None
 
     def start(self, batch: int) -> None:
@@ -54,6 +56,7 @@ class BlockTable:
         self.free = list(range(self.capacity - 1, -1, -1))
         self.refs = [0] * self.capacity
         self.fill = [0] * self.capacity
+        self.high = 0
         self._device_table = None
 
     def forget(self) -> None:
@@ -91,6 +94,7 @@ class BlockTable:
             self._grow(self.capacity)
         b = self.free.pop()
         self.refs[b], self.fill[b] = 1, 0
+        self.high = max(self.high, b + 1)
         return b
 
     def copy_block(self, source: int) -> int:
