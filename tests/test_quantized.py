@@ -24,7 +24,7 @@ from transformers import LogitsProcessorList
 
 import kvlimit
 from kvlimit.cache import KVStore, QuantizedStore
-from kvlimit.cache.quant import BITS, block_size, scheme
+from kvlimit.cache.quant import BITS, block_size, hadamard, scheme, turns
 from kvlimit.sizing import row_cost
 
 from .helpers import (
@@ -48,7 +48,9 @@ def bound(name: str, x: torch.Tensor, group: int) -> torch.Tensor:
     *lead, dim = x.shape
     blocks = x.float().reshape(*lead, dim // group, group)
     if name == "int4":
-        step = (blocks.amax(-1, keepdim=True) - blocks.amin(-1, keepdim=True)) / 15
+        low = blocks.amin(-1, keepdim=True)
+        low = low - low.abs() * 2**-10  # the minimum is kept in float16, rounded down: up to one ulp
+        step = (blocks.amax(-1, keepdim=True) - low) / 15
         allowed = step * 0.5 * (1 + 2**-9) + 2**-15
     elif name == "int8":
         allowed = blocks.abs().amax(-1, keepdim=True) / 127 * 0.5 * (1 + 2**-9) + 2**-15
@@ -56,6 +58,15 @@ def bound(name: str, x: torch.Tensor, group: int) -> torch.Tensor:
         scale = blocks.abs().amax(-1, keepdim=True) / 448 * (1 + 2**-9) + 2**-14
         allowed = blocks.abs() * 2**-4 + scale * 2**-10
     return allowed.expand_as(blocks).reshape(*lead, dim)
+
+
+def turned(name: str, x: torch.Tensor, block: int) -> torch.Tensor:
+    """`x` (..., dim) as the scheme quantizes it: int4 turns each block of a power-of-two size by a
+    Hadamard matrix first (the bound holds there); the others store `x` as it is."""
+    if name != "int4" or not turns(block):
+        return x
+    *lead, dim = x.shape
+    return hadamard(x.reshape(*lead, dim // block, block)).reshape(*lead, dim)
 
 
 def round_trip(name: str, x: torch.Tensor, group: int) -> torch.Tensor:
@@ -109,9 +120,24 @@ def test_round_trip_error_is_within_the_bound(case):
     x[..., 0] *= outlier  # a channel of outliers, as keys have
     x[0, 0, 0] = 0.0  # an all-zero vector (an empty slot) must survive too
     block = block_size(dim, group)
-    error = (round_trip(name, x, group) - x).abs()
+    want = turned(name, x, block)
+    error = (turned(name, round_trip(name, x, group), block) - want).abs()
     assert torch.isfinite(error).all()
-    assert (error <= bound(name, x, block)).all(), (error - bound(name, x, block)).max()
+    assert (error <= bound(name, want, block)).all(), (error - bound(name, want, block)).max()
+
+
+@pytest.mark.parametrize("n", [2, 4, 8, 32, 64])
+def test_hadamard_is_sylvesters_matrix_and_its_own_inverse(n):
+    """The fast transform equals the product with Sylvester's matrix H_2n = [[H, H], [H, -H]] / sqrt(2),
+    built here entry by entry (H[i, j] = (-1)^popcount(i & j) / sqrt(n)), and undoes itself; a vector's
+    result is the same bits alone and among others (rows must not see each other)."""
+    entries = [[(-1) ** bin(i & j).count("1") for j in range(n)] for i in range(n)]
+    matrix = torch.tensor(entries, dtype=torch.float64) / n**0.5
+    x = torch.randn(5, 3, n, generator=torch.Generator().manual_seed(n), dtype=torch.float64)
+    torch.testing.assert_close(hadamard(x).double(), (x @ matrix), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(hadamard(hadamard(x)).double(), x, atol=1e-5, rtol=1e-5)
+    assert torch.equal(hadamard(x[2:3, 1:2]), hadamard(x)[2:3, 1:2])
+    assert turns(n) and not turns(n + 2 if n > 2 else 3)
 
 
 @pytest.mark.parametrize("kv_dtype", DTYPES)
@@ -133,8 +159,9 @@ def test_every_familys_keys_and_values_round_trip_within_the_bound(family):
         for tensor in (layer.keys, layer.values):
             for name in DTYPES:
                 block = block_size(tensor.shape[-1], 32)
-                error = (round_trip(name, tensor, 32) - tensor).abs()
-                assert (error <= bound(name, tensor, block)).all(), (family, name)
+                want = turned(name, tensor, block)
+                error = (turned(name, round_trip(name, tensor, 32), block) - want).abs()
+                assert (error <= bound(name, want, block)).all(), (family, name)
 
 
 # --- 3. exact plumbing: the quantized cache is a float cache that rounds what it stores -------
@@ -398,10 +425,11 @@ def test_bad_settings_name_the_parameter():
 @pytest.mark.slow
 def test_quantized_perplexity_on_a_real_text_stays_near_float():
     """The embedded SmolLM2 streams 2,000 tokens of the Botchan corpus at limit 256: int8 within 1% of
-    the float cache's perplexity, int4 within 10%. Measured (README, "Quantized storage", 8,000 tokens):
-    int8 +0.1%, int4 +6.1%. int4 read +1.1% before 71009b1 only because a chunk's own keys were shown in
-    floats while every other key was shown as stored (what a decode step sees); the issue's goal, 1%, is
-    not met, and this bound guards against worse."""
+    the float cache's perplexity, int4 within 6%. Measured here: int8 +0.13%, int4 +4.9% (+7.0% without
+    the Hadamard turn, which this bound would catch); README, "Quantized storage", 8,000 tokens: int8
+    +0.1%, int4 +4.4%. int4 read +1.1% before 71009b1 only because a chunk's own keys were shown in
+    floats while every other key was shown as stored (what a decode step sees); the issue's goal, 1%,
+    is not met, and this bound guards against worse."""
     from kvlimit.eval.corpus import ensure_corpus
     from kvlimit.eval.perplexity import streaming_perplexity
     from kvlimit.models import load_model
@@ -414,4 +442,4 @@ def test_quantized_perplexity_on_a_real_text_stays_near_float():
         for kv_dtype in (None, "int8", "int4")
     }
     assert ppl["int8"] <= 1.01 * ppl[None], ppl
-    assert ppl["int4"] <= 1.10 * ppl[None], ppl
+    assert ppl["int4"] <= 1.06 * ppl[None], ppl

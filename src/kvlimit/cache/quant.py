@@ -11,6 +11,13 @@ the scale below e4m3's smallest normal) with `scale >= absmax / 448`. Scales are
 up (and minimums down) so no code overflows, and at least 2^-14; blocks beyond float16's range
 (|x| > 65504) are not representable and not supported.
 
+int4 turns each block by a Hadamard matrix before it quantizes (`hadamard`, when the block is a power
+of two, `turns`; QuaRot, Ashkboos et al. 2024, turns whole heads the same way) and turns it back after: a key's
+few large dims (keys have outlier channels: KIVI, KVQuant) would set the block's step alone, and 16
+levels leave the rest of the block a level or two; turned, every dim holds a share of them.
+The half-step bound holds for the turned block; the error of the block as a whole has the same length
+(the turn is orthogonal). int8 and fp8 have levels enough and are stored unturned.
+
 Why per token, in blocks along the head dimension (llama.cpp's q8_0 / q4_0 layout) rather than
 KIVI's per-channel keys (Liu et al. 2024): KIVI quantizes keys per channel over groups of tokens,
 which the bounded cache cannot keep, since evictions replace single tokens in place; a group would
@@ -82,6 +89,8 @@ class Scheme:
         *lead, dim = x.shape
         blocks = x.float().reshape(*lead, dim // block, block)
         if self.name == "int4":
+            if turns(block):  # spread a block's outlier dims over all of it (see the module docstring)
+                blocks = hadamard(blocks)
             low = _half_at_most(blocks.amin(dim=-1, keepdim=True))
             step = _half_at_least((blocks.amax(dim=-1, keepdim=True) - low.float()) / 15.0)
             levels = ((blocks - low.float()) / step.float()).round().clamp(0, 15).to(torch.uint8)
@@ -130,6 +139,9 @@ class Scheme:
         assert codes.mins is not None
         packed = codes.codes.view(*lead, count, dim // count // 2)  # even dims low nibbles, odd high
         levels = torch.stack((packed & 0x0F, packed >> 4), dim=-1).view(*lead, count, dim // count)
+        if turns(dim // count):
+            blocks.copy_(_unturned(levels, scales, codes.mins))
+            return
         target = blocks if in_float else torch.empty(blocks.shape, dtype=torch.float32, device=out.device)
         torch.mul(levels, scales, out=target)
         target.add_(codes.mins.float()[..., None])
@@ -147,6 +159,8 @@ class Scheme:
         assert codes.mins is not None
         packed = codes.codes.view(*lead, count, block // 2)
         levels = torch.stack((packed & 0x0F, packed >> 4), dim=-1).view(*lead, count, block)
+        if turns(block):
+            return _unturned(levels, scales, codes.mins)
         return levels * scales + codes.mins.float()[..., None]
 
     def bytes_per_vector(self, dim: int, block: int) -> int:
@@ -156,6 +170,7 @@ class Scheme:
 
 
 _FP8_TABLES: dict[torch.device, torch.Tensor] = {}
+_SIGNS: dict[tuple[int, torch.device], torch.Tensor] = {}  # Sylvester's matrices of +1 and -1
 
 
 def _fp8_table(device: torch.device) -> torch.Tensor:
@@ -165,6 +180,48 @@ def _fp8_table(device: torch.device) -> torch.Tensor:
         bits = torch.arange(256, dtype=torch.int32).to(torch.uint8).view(torch.float8_e4m3fn)
         table = _FP8_TABLES[device] = bits.float().to(device)
     return table
+
+
+def _unturned(levels: torch.Tensor, steps: torch.Tensor, mins: torch.Tensor) -> torch.Tensor:
+    """A turned int4 block's floats turned back, (..., count, block) float32, from its `levels` (..., count,
+    block), `steps` (..., count, 1) float32 and `mins` (..., count) float16.
+
+    The block stood for `levels * step + min`; turned back by H (symmetric, H 1 = sqrt(n) e_0) that is
+    `step / sqrt(n) * (S levels) + min * sqrt(n) e_0`, with S the matrix of signs. `S levels` sums at
+    most n levels of 0..15, integers a float32 holds exactly whatever the order of the sums: one matrix
+    product, and the same bits for a vector alone or in a batch of any shape.
+    """
+    n = levels.shape[-1]
+    signs = _SIGNS.get((n, levels.device))
+    if signs is None:
+        signs = _SIGNS[(n, levels.device)] = (hadamard(torch.eye(n)) * n**0.5).round().to(levels.device)
+    floats = (levels.float() @ signs).mul_(steps * n**-0.5)
+    floats[..., 0].add_(mins.float() * n**0.5)
+    return floats
+
+
+def turns(block: int) -> bool:
+    """Whether int4 turns blocks of `block` dims (a power of two, at least 2: see the module docstring)."""
+    return block >= 2 and not block & (block - 1)
+
+
+def hadamard(x: torch.Tensor) -> torch.Tensor:
+    """`x` (..., n) times the Hadamard matrix of order n (Sylvester's, scaled by 1/sqrt(n): symmetric
+    and orthogonal, so applying it twice gives `x` back), n a power of two, in float32.
+
+    The fast Walsh-Hadamard transform: log2(n) rounds of sums and differences of pairs, element by
+    element, so a vector's result never depends on what else is in the tensor (a matrix product's
+    summation order can follow the batch's shape; a row must read the same alone and in a batch).
+    """
+    *lead, n = x.shape
+    out = x.float()
+    half = 1
+    while half < n:
+        pairs = out.reshape(*lead, n // (2 * half), 2, half)
+        first, second = pairs[..., 0, :], pairs[..., 1, :]
+        out = torch.stack((first + second, first - second), dim=-2).reshape(*lead, n)
+        half *= 2
+    return out * n**-0.5
 
 
 def _half_at_least(x: torch.Tensor) -> torch.Tensor:
