@@ -342,3 +342,70 @@ def test_a_compiled_decode_step_gives_the_same_tokens():
     assert run(model, config, decoding, reqs, compile=compiled) == run(model, config, decoding, reqs)
     with pytest.raises(ValueError, match="compile: the recall tier"):
         ContinuousEngine(model, kvlimit.LimitConfig.create(2 * LIMIT, recall=4), rows=2, compile=True)
+
+
+@pytest.mark.parametrize("prefill_rows", [1, 2, 4])
+def test_prompts_prefilled_together_start_in_one_step(prefill_rows):
+    """Up to `prefill_rows` queued prompts are prefilled in one forward, left-padded: the first step gives
+    the first token of that many prompts, and every sequence is still its prompt alone."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT)
+    decoding = {"max_new_tokens": NEW, **SAMPLING}
+    reqs = requests(model, lengths=(3, 6, 5, 8, 1))  # each fed whole (at most the limit)
+    engine = ContinuousEngine(model, config, rows=4, decoding=decoding, seed=SEED, prefill_rows=prefill_rows)
+    for request in reqs:
+        engine.submit(request)
+    first = engine.step()
+    started = list(dict.fromkeys(e.id for e in first if isinstance(e, kvlimit.Token)))  # (and decoded once)
+    assert started == [r.id for r in reqs[:prefill_rows]]
+    got = {}
+    events = first
+    while True:
+        got.update({(e.id, e.sequence): e.tokens for e in events if isinstance(e, kvlimit.Finished)})
+        if not engine.busy:
+            break
+        events = engine.step()
+    assert_alone(model, config, decoding, reqs, got)
+
+
+def test_a_prompt_fed_in_chunks_is_not_held_back_by_a_longer_one():
+    """With a `prefill_chunk`, prompts join a group only when they are fed in as many pieces as the group:
+    a short prompt behind a long one is prefilled after it, in its own forward, not padded to its width."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT, prefill_chunk=4)
+    decoding = {"max_new_tokens": 4, "do_sample": False}
+    long, short, other = requests(model, lengths=(30, 4, 3))
+    engine = ContinuousEngine(model, config, rows=3, decoding=decoding, seed=SEED, prefill_rows=3)
+    for request in (long, short, other):
+        engine.submit(request)
+    engine.step()
+    assert engine.prefilling == long.id and engine.queued == 2  # the long prompt alone
+    got = {}
+    while engine.busy:
+        got.update({(e.id, e.sequence): e.tokens for e in engine.step() if isinstance(e, kvlimit.Finished)})
+    assert_alone(model, config, decoding, [long, short, other], got)
+
+
+def test_cancel_a_prompt_prefilled_with_others():
+    """A request cancelled while it is prefilled with others leaves the group; the others start as alone."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT, prefill_chunk=4)
+    decoding = {"max_new_tokens": 5, "do_sample": False}
+    reqs = requests(model, lengths=(5, 4, 5))  # two pieces each at chunk 4: one group
+    engine = ContinuousEngine(model, config, rows=3, decoding=decoding, seed=SEED, prefill_rows=3)
+    for request in reqs:
+        engine.submit(request)
+    engine.step()  # the group's first piece (4 columns); its last column comes in the next step
+    assert engine.prefilling == reqs[0].id and engine.queued == 0
+    assert engine.cancel(reqs[1].id) == []
+    got = {}
+    while engine.busy:
+        got.update({(e.id, e.sequence): e.tokens for e in engine.step() if isinstance(e, kvlimit.Finished)})
+    assert set(got) == {(reqs[0].id, 0), (reqs[2].id, 0)}
+    assert_alone(model, config, decoding, [reqs[0], reqs[2]], got)
+
+
+def test_prefill_rows_is_checked():
+    model = make_model("llama")
+    with pytest.raises(ValueError, match="prefill_rows"):
+        ContinuousEngine(model, kvlimit.LimitConfig.create(LIMIT), rows=2, prefill_rows=0)

@@ -15,14 +15,21 @@ of its own) through one `BoundedCache` of R rows. Two ways to drive it, from one
   sequence that ended. The rows stay in the batch (a free row decodes too; its token is never read).
 
 A step feeds prompt pieces through the prefill (the queue's head first, once the rows have room for its
-sequences): one piece, and more while they add up to at most the config's `prefill_chunk` tokens (so
-several short prompts start in one step), then decodes every active row in one forward. The prompt is
-prefilled alone, in a one-row cache built from the same config, in the chunks `kvlimit.generate` feeds
-it in (the config's `prefill_chunk`; else, when it is longer than the limit, the policy's; else whole),
-so a long prompt costs the decoding rows one chunk's forward per step rather than its whole prefill. Its
-last column's logits give each sequence's first token, and its row state is loaded into a free row
-(`BoundedCache.load_row`: counters, kept slots, keys and values, positions, the recall store's blocks).
-The batch's cache is allocated once.
+sequences): one piece, and more while they add up to at most the config's `prefill_chunk` tokens, then
+decodes every active row in one forward. Prompts are prefilled in a cache of their own built from the
+same config, in the chunks `kvlimit.generate` feeds them in (the config's `prefill_chunk`; else, when
+longer than the limit, the policy's; else whole), so a long prompt costs the decoding rows one chunk's
+forward per step rather than its whole prefill. Several prompts are prefilled together: the queue's
+head and those after it, up to `prefill_rows` (default 4), while their sequences fit the free rows,
+each is fed in as many pieces as the group (none waits for another's chunks), and a piece of the group
+(rows x columns, `prefill_chunk` counting columns as in `kvlimit.generate`) holds at most
+`max(limit, prefill_chunk, ADMITTED_TOKENS)` tokens.
+They are left-padded to one width, which keeps each row as it is alone (kvlimit plans a padded row as
+the prompt by itself; chunks are counted back from the last column). A prompt's last column's logits
+give each sequence's first token, and its row state is loaded into a free row
+(`BoundedCache.load_row`: counters, kept slots, keys and values, positions, the recall store's
+blocks). The batch's cache is allocated once; a byte budget holds the batch's rows and the
+`prefill_rows` rows prompts are prefilled in.
 
 Each sequence is its own. Its decoding rules (logits processors, stopping criteria) are those
 transformers' generate prepares for its prompt alone (`integrations.hf.prepared_rules`) with the
@@ -40,9 +47,11 @@ of `kvlimit.frontend.stop_reason` ("eos", "stop_string", "max_new_tokens"), or "
 Log-probabilities (`Request.logprobs`) are the model's own (its logits' log-softmax, before
 temperature and the other processors) of the chosen token and of the most likely ones.
 
-Why prefill alone rather than beside the others' decoding in one forward: a joint forward pads every
-row to the prompt's width, R x prompt tokens of work for one prompt's worth, and a prompt alone is
-planned exactly as `kvlimit.generate` plans it.
+Why prefill apart rather than beside the others' decoding in one forward: a joint forward pads every
+row to the prompt's width, R x prompt tokens of work for one prompt's worth. Why several prompts in one
+forward rather than one a step: a forward of a few short prompts costs about what one costs where the
+forward is bound by its fixed work (a GPU, a small model), and every row admitted a step later decodes
+a step longer (`benchmarks/engine_host.py`: 16 rows admitted one a step ran at 0.77x a static batch).
 
 Not here: beam search (it stays on static batches, `kvlimit.jobs`), and models that keep
 transformers' own sliding-window layers (window smaller than the limit: those layers hold every
@@ -83,6 +92,12 @@ DECODING_ARGUMENTS = frozenset({
     "eos_token_id", "pad_token_id", "num_beams", "suppress_tokens", "begin_suppress_tokens",
 })  # fmt: skip
 
+
+#: Prompts prefilled together in one forward at most, by default (`ContinuousEngine(prefill_rows=)`).
+PREFILL_ROWS = 4
+#: Padded prompt tokens one forward prefills together at most (or the limit, when larger): what a
+#: group of prompts admitted at once costs the decoding rows in one step.
+ADMITTED_TOKENS = 256
 
 BEAMS_REFUSED = (
     "num_beams > 1: beam search runs on static batches (kvlimit.jobs, or --batching static), "
@@ -199,9 +214,13 @@ class _Queued:
 
 @dataclass
 class _Prefill:
-    """A prompt being prefilled: the column spans still to feed (the last gives the logits)."""
+    """Prompts being prefilled together, member k in the prefill cache's row k (those still wanted:
+    a cancelled one leaves), left-padded to one width: `ids` and `mask` (prompts, width), and the column
+    spans still to feed (the last gives the logits)."""
 
-    queued: _Queued
+    members: list[tuple[int, _Queued]]
+    ids: torch.Tensor
+    mask: torch.Tensor | None
     pieces: list[tuple[int, int]]
     started: float
 
@@ -257,7 +276,7 @@ class ContinuousEngine:
     Args:
         model: a transformers causal LM of a supported family.
         config: the cache's `LimitConfig` (a byte budget is resolved once, for `rows` rows and the
-            one-row prefill cache).
+            `prefill_rows` rows of the prefill cache).
         rows: sequences decoded at once.
         decoding: generate's decoding arguments (`max_new_tokens`, `do_sample`, `temperature`,
             `top_k`, `top_p`, `repetition_penalty`, `min_new_tokens`, `stop_strings`, ...).
@@ -267,6 +286,8 @@ class ContinuousEngine:
         compile: compile the batch's decode forward (torch.compile, static shapes: `BoundedCache.make_static`):
             True, or a transformers `CompileConfig` to compile with; prompts are prefilled eagerly.
             A configuration that cannot compile is a `ValueError` saying why.
+        prefill_rows: prompts prefilled together in one forward at most (see the module docstring;
+            at most `rows`): more admits a burst of prompts in fewer steps, and holds more bytes.
     """
 
     def __init__(
@@ -280,16 +301,19 @@ class ContinuousEngine:
         seed: int | None = None,
         tokenizer: Any = None,
         compile: Any = False,
+        prefill_rows: int = PREFILL_ROWS,
     ):
         if not isinstance(config, LimitConfig):
             raise ValueError(f"config must be a kvlimit.LimitConfig; got {type(config).__name__}")
         check_int("rows", rows, at_least=1)
         check_int("num_return_sequences", num_return_sequences, at_least=1)
+        check_int("prefill_rows", prefill_rows, at_least=1)
         decoding = dict(decoding or {})
         check_decoding(decoding, num_return_sequences, rows, name="num_return_sequences")
         self.model = model
-        # a byte budget holds the batch's rows and the one-row cache prompts are prefilled in
-        self.config = config.with_tokens(token_limit(model, config, rows + 1))
+        self.prefill_rows = min(prefill_rows, rows)
+        # a byte budget holds the batch's rows and the rows of the cache prompts are prefilled in
+        self.config = config.with_tokens(token_limit(model, config, rows + self.prefill_rows))
         self.rows = rows
         self.decoding = decoding
         self.num_return_sequences = num_return_sequences
@@ -358,8 +382,11 @@ class ContinuousEngine:
         """End request `request_id` now, queued, prefilling or decoding: its rows are free for the next
         step. Returns its sequences that were decoding, with their tokens so far, stop_reason "cancelled"."""
         self._queue = deque(q for q in self._queue if q.request.id != request_id)
-        if self._prefill is not None and self._prefill.queued.request.id == request_id:
-            self._prefill = None
+        if self._prefill is not None:
+            members = [(k, q) for k, q in self._prefill.members if q.request.id != request_id]
+            self._prefill.members = members
+            if not members:
+                self._prefill = None
         ended = []
         for b, row in enumerate(self._rows):
             if row is not None and row.request.id == request_id:
@@ -376,8 +403,8 @@ class ContinuousEngine:
 
     @property
     def prefilling(self) -> str | None:
-        """The id of the request being prefilled, or None."""
-        return None if self._prefill is None else self._prefill.queued.request.id
+        """The id of the request being prefilled (the first of those prefilled together), or None."""
+        return None if self._prefill is None else self._prefill.members[0][1].request.id
 
     @property
     def busy(self) -> bool:
@@ -413,7 +440,7 @@ class ContinuousEngine:
         self.open()
         exhausted = False
         while True:
-            if not exhausted and not self._queue:
+            while not exhausted and len(self._queue) < self.prefill_rows:  # enough to prefill together
                 request = next(pending, None)
                 if request is None:
                     exhausted = True
@@ -455,9 +482,9 @@ class ContinuousEngine:
         return _Queued(request, ids, rules, sequences, seed)
 
     def _prefill_pieces(self, events: list[Token | Finished]) -> None:
-        """Feed prompt pieces (starting the queue's head when the rows have room for its sequences): at
-        least one, and more while their tokens stay within the config's `prefill_chunk` (several short
-        prompts in one step); after a prompt's last column, start its sequences."""
+        """Feed prompt pieces (starting the queue's head, with the prompts that join it, when the rows
+        have room for their sequences): at least one, and more while their tokens stay within the
+        config's `prefill_chunk`; after the prompts' last column, start their sequences."""
         budget, fed = self.config.prefill_chunk or 0, 0
         while self._prefill is not None or self._start_prefill():
             assert self._prefill is not None
@@ -471,31 +498,76 @@ class ContinuousEngine:
         free = sum(row is None for row in self._rows)
         if not self._queue or free < self._queue[0].sequences:
             return False
-        queued = self._queue.popleft()
+        group = self._group(free)
         self._scratch.reset()
-        n = queued.ids.shape[1]
-        chunk = prefill_chunk(self._scratch, n, self.config.prefill_chunk)
-        pieces = [(0, n)] if chunk is None else [*prefill_spans(n, chunk), (n - 1, n)]
-        self._prefill = _Prefill(queued, pieces, time.perf_counter())
+        width = max(q.ids.shape[1] for q in group)
+        if len(group) == 1:
+            ids, mask = group[0].ids, None
+        else:  # left-padded to one width: each row is planned as it is alone
+            ids = torch.zeros((len(group), width), dtype=torch.long, device=self.device)
+            mask = torch.zeros_like(ids)
+            for k, queued in enumerate(group):
+                ids[k, width - queued.ids.shape[1] :] = queued.ids[0]
+                mask[k, width - queued.ids.shape[1] :] = 1
+        pieces = self._pieces(width)
+        self._prefill = _Prefill(list(enumerate(group)), ids, mask, pieces, time.perf_counter())
         return True
 
+    def _pieces(self, width: int) -> list[tuple[int, int]]:
+        """The column spans a prompt of `width` columns is fed in (the last gives the logits)."""
+        chunk = prefill_chunk(self._scratch, width, self.config.prefill_chunk)
+        return [(0, width)] if chunk is None else [*prefill_spans(width, chunk), (width - 1, width)]
+
+    def _group(self, free: int) -> list[_Queued]:
+        """The queue's head and the prompts after it that are prefilled with it (taken from the queue),
+        while: their sequences fit the `free` rows; they are at most `prefill_rows`; each is fed in as many
+        pieces alone as at the group's width (so that none waits for another's chunks: left padding then
+        keeps a row's pieces its own, `prefill_spans`); and a piece of the group, rows x columns, holds at
+        most `max(limit, prefill_chunk, ADMITTED_TOKENS)` tokens."""
+        group = [self._queue.popleft()]
+        width, sequences = group[0].ids.shape[1], group[0].sequences
+        budget = max(self._scratch.kept_limit, self.config.prefill_chunk or 0, ADMITTED_TOKENS)
+        while self._queue and len(group) < self.prefill_rows:
+            joining = self._queue[0]
+            wider = max(width, joining.ids.shape[1])
+            pieces = self._pieces(wider)
+            widest = max(end - start for start, end in pieces)
+            if (
+                sequences + joining.sequences > free
+                or (len(group) + 1) * widest > budget
+                or any(len(self._pieces(q.ids.shape[1])) != len(pieces) for q in (*group, joining))
+            ):
+                break
+            group.append(self._queue.popleft())
+            width, sequences = wider, sequences + joining.sequences
+        return group
+
     def _feed(self, events: list[Token | Finished]) -> None:
-        """The next piece of the prompt being prefilled through the one-row cache."""
+        """The next piece of the prompts being prefilled through the prefill cache."""
         fill = self._prefill
         assert fill is not None
         start, end = fill.pieces.pop(0)
-        ids = fill.queued.ids[:, start:end]
+        ids = fill.ids[:, start:end]
+        mask = None if fill.mask is None else fill.mask[:, start:end]
         if fill.pieces:  # a chunk before the last column: planned as a prompt chunk, with its mask
-            forward_step(self.model, self._scratch, ids, torch.ones_like(ids), **self._forward_extra)
+            chunk_mask = torch.ones_like(ids) if mask is None else mask
+            forward_step(self.model, self._scratch, ids, chunk_mask, **self._forward_extra)
             return
-        out = forward_step(self.model, self._scratch, ids, **self._forward_extra)
+        out = forward_step(self.model, self._scratch, ids, mask, **self._forward_extra)
         self._prefill = None
-        self._start_rows(fill, out.logits[:, -1, :], events)
+        for k, queued in fill.members:
+            self._start_rows(queued, k, fill.started, out.logits[k : k + 1, -1, :], events)
 
-    def _start_rows(self, fill: _Prefill, logits: torch.Tensor, events: list[Token | Finished]) -> None:
+    def _start_rows(
+        self,
+        queued: _Queued,
+        source: int,
+        started: float,
+        logits: torch.Tensor,
+        events: list[Token | Finished],
+    ) -> None:
         """Choose each sequence's first token from the prompt's last `logits` (1, vocab) and load every
-        sequence that goes on into a free row."""
-        queued = fill.queued
+        sequence that goes on into a free row, from the prefill cache's row `source`."""
         assert self.cache is not None
         for sequence in range(queued.sequences):
             generator = None
@@ -504,13 +576,13 @@ class ContinuousEngine:
                 generator.manual_seed(sequence_seed(*queued.seed, sequence))
             b = self._rows.index(None)
             self.choice.start(b, queued.ids, queued.rules, generator)
-            row = _Row(queued.request, sequence, queued.rules, self.choice, b, fill.started)
+            row = _Row(queued.request, sequence, queued.rules, self.choice, b, started)
             tokens, host, done = self.choice.choose(logits, [b])
             events.append(row.token(host[0], logits[0]))
             if done[0]:
                 events.append(row.finished())
                 continue
-            self.cache.load_row(b, self._scratch, 0)
+            self.cache.load_row(b, self._scratch, source)
             self._rows[b] = row
             self._next[b, 0] = tokens[0]
 

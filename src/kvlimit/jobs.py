@@ -39,7 +39,7 @@ import torch
 import transformers
 
 from .config import LimitConfig
-from .engine import ContinuousEngine, Request, continuous_refusal
+from .engine import PREFILL_ROWS, ContinuousEngine, Request, continuous_refusal
 from .frontend import encode_prompt, stop_reason
 from .generation import generate
 from .integrations import hf
@@ -191,10 +191,9 @@ class BatchRunner:
             self.size = _batch_size(self.job, self.loaded, longest_prompt)
             self.limit = _token_limit(self.job.config, self.loaded, self.size * self.job.rows_per_prompt)
             self.batching = self._batching(self.limit)
-            if self.batching == "continuous":  # a byte budget also holds the engine's one-row prefill cache
-                self.limit = _token_limit(
-                    self.job.config, self.loaded, self.size * self.job.rows_per_prompt + 1
-                )
+            if self.batching == "continuous":  # a byte budget also holds the engine's prefill rows
+                rows = self.size * self.job.rows_per_prompt
+                self.limit = _token_limit(self.job.config, self.loaded, rows + min(PREFILL_ROWS, rows))
             if self.batching == "static" and self.job.decoding.get("stop_strings"):
                 raise ValueError(
                     "stop strings (--stop) run on continuous batching, not on static batches "

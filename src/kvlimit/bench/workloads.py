@@ -203,7 +203,8 @@ def _rows(model: Any, settings: WorkloadSettings, count: int, *, scratch: int = 
 def _continuous(model: Any, tokenizer: Any, prompts: list[list[int]], workload: Workload,
                 settings: WorkloadSettings, per_token: int) -> WorkloadRun:  # fmt: skip
     rows, fits = _rows(model, settings, len(prompts), scratch=1)
-    engine = ContinuousEngine(model, _config(settings), rows=rows,
+    # one prefill row: at a byte budget every prefill row is a decoding row less (the rows are few here)
+    engine = ContinuousEngine(model, _config(settings), rows=rows, prefill_rows=1,
                               decoding=_decoding(model, tokenizer, workload), seed=settings.seed)  # fmt: skip
     start = time.perf_counter()
     made = sum(len(f.tokens) for f in engine.run(Request(str(i), p) for i, p in enumerate(prompts)))

@@ -101,8 +101,10 @@ def create_app(
     """The app (see the module docstring): `rows` rows of `serving_config(model, config, rows, prefill_chunk)`;
     `seed` seeds the requests that bring none; `compile` compiles the decode step."""
     config = serving_config(model, config, rows, prefill_chunk)
+    # one prefill row: the server feeds prompts a chunk per decode step, so that a burst of requests
+    # costs the decoding rows at most one chunk's forward a step (its byte budget counts one row)
     engine = ContinuousEngine(model, config, rows=rows, seed=seed, tokenizer=tokenizer, compile=compile,
-                              decoding={"pad_token_id": pad_token_id(model, tokenizer)})  # fmt: skip
+                              decoding={"pad_token_id": pad_token_id(model, tokenizer)}, prefill_rows=1)  # fmt: skip
     metrics = Metrics(rows)
     service = Service(
         EngineWorker(engine, max_queue=settings.max_queue, metrics=metrics), tokenizer, settings, metrics
