@@ -1,7 +1,8 @@
 """Per-layer cost of the quantized storage: one read (`read`) and one decode write (`write_token`).
 
 A `QuantizedStore` holding one layer shaped like one of SmolLM2-135M's (1 row, 3 KV heads, 1024
-slots, head_dim 64, 4 float sinks), timed for each scheme; a decode step pays both once per layer.
+slots, head_dim 64, 4 float sinks), timed for each scheme (and int4 without its Hadamard turn, for
+what the turn costs); a decode step pays both once per layer.
 
     python benchmarks/quant_layer.py
 """
@@ -13,7 +14,7 @@ from collections.abc import Callable
 
 import torch
 
-from kvlimit.cache import QuantizedStore, StoreLayout
+from kvlimit.cache import QuantizedStore, StoreLayout, quant
 from kvlimit.cache.quant import scheme
 
 
@@ -32,15 +33,20 @@ def main() -> None:
     first = torch.randn(rows, heads, slots, dim)
     new = torch.randn(rows, heads, 1, dim)
     slot = torch.tensor([5])
-    for name in ("int8", "int4", "fp8"):
+    turns = quant.turns
+    for label in ("int8", "int4", "int4 unturned", "fp8"):
+        name = label.split()[0]
+        # "int4 unturned": int4 as it was before its blocks were turned (what the turn costs a read)
+        quant.turns = (lambda block: False) if label == "int4 unturned" else turns
         store = QuantizedStore(StoreLayout(slots, [0]), scheme=scheme(name), kv_group=32, float_slots=4)
         store.allocate(0, first, first)
         read = per_call_ms(lambda: store.read(0))  # noqa: B023
         write = per_call_ms(lambda: store.write_token(0, slot, new, new, first_index=10))  # noqa: B023
         quantize = per_call_ms(lambda: store.scheme.quantize(new, 32))  # noqa: B023
         print(
-            f"{name}: read {read:.3f} ms, decode write {write:.3f} ms (quantizing one vector {quantize:.3f} ms) per layer"
+            f"{label}: read {read:.3f} ms, decode write {write:.3f} ms (quantizing one vector {quantize:.3f} ms) per layer"
         )
+    quant.turns = turns
 
 
 if __name__ == "__main__":
