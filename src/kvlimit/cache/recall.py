@@ -10,7 +10,9 @@ shape and rotation (the store's stacks), `(layers, kv_heads, blocks, block, head
 
 Keys are kept *unrotated* (a RoPE key evicted at position p is rotated by -p when it arrives, so a
 block can be placed at any position later with one rotation), except under "distance", where each is
-kept rotated at its token index, as the full cache held it; `recall` hands back unrotated keys either way.
+kept rotated at its token index, as the full cache held it; `recall` hands back unrotated keys either
+way, or, given the positions the cache reserves (`base`), keys rotated at them (under "distance" one
+rotation per block, from its tokens' indices to their positions: a block's tokens are consecutive).
 
 How blocks are scored (`score`):
 - "distance" (default): a block scores the largest product of any of its keys with any query head of
@@ -31,11 +33,10 @@ text recall was tuned on and one it never saw, at a quarter of the context; "key
 (the first default) 0.82 and 0.91. The bound is too loose to find a five-digit key (0.3 and 0.5 of the
 needles at R = 64 and 128, limit 256, where the exact score finds all but one).
 
-`recall(layer, query, query_index)` scores a row's full blocks against a query, takes the best
+`recall(layer, query, query_index, base=)` scores a row's full blocks against a query, takes the best
 `slots // block` blocks per row and KV head (per head: heads of one layer look for different things;
-measured better than one choice per layer, README), and returns them in their original order,
-unrotated: the cache rotates them to the positions it reserves between the sinks and the recent
-window. Which blocks a row holds is that row's own: rows never share an open block, beam reorders
+measured better than one choice per layer, README), and returns them in their original order, at the
+positions the cache reserves between the sinks and the recent window (`base`), or unrotated. Which blocks a row holds is that row's own: rows never share an open block, beam reorders
 move references to closed blocks (shared, counted) and copy an open one, and the oldest blocks of a
 row go first once it holds `capacity` tokens.
 
