@@ -79,7 +79,7 @@ from .checks import check_int
 from .choice import RowChoice
 from .config import LimitConfig
 from .forward import forward_step, prefill_chunk, prefill_spans
-from .frontend import stop_reason
+from .frontend import left_padded, stop_reason
 from .integrations import hf
 from .sizing import token_limit
 
@@ -500,16 +500,11 @@ class ContinuousEngine:
             return False
         group = self._group(free)
         self._scratch.reset()
-        width = max(q.ids.shape[1] for q in group)
         if len(group) == 1:
             ids, mask = group[0].ids, None
         else:  # left-padded to one width: each row is planned as it is alone
-            ids = torch.zeros((len(group), width), dtype=torch.long, device=self.device)
-            mask = torch.zeros_like(ids)
-            for k, queued in enumerate(group):
-                ids[k, width - queued.ids.shape[1] :] = queued.ids[0]
-                mask[k, width - queued.ids.shape[1] :] = 1
-        pieces = self._pieces(width)
+            ids, mask = left_padded([q.ids[0].tolist() for q in group], 0, self.device)
+        pieces = self._pieces(ids.shape[1])
         self._prefill = _Prefill(list(enumerate(group)), ids, mask, pieces, time.perf_counter())
         return True
 
@@ -526,16 +521,17 @@ class ContinuousEngine:
         most `max(limit, prefill_chunk, ADMITTED_TOKENS)` tokens."""
         group = [self._queue.popleft()]
         width, sequences = group[0].ids.shape[1], group[0].sequences
+        count = len(self._pieces(width))  # the pieces of every member alone, and of the group
         budget = max(self._scratch.kept_limit, self.config.prefill_chunk or 0, ADMITTED_TOKENS)
         while self._queue and len(group) < self.prefill_rows:
             joining = self._queue[0]
             wider = max(width, joining.ids.shape[1])
             pieces = self._pieces(wider)
-            widest = max(end - start for start, end in pieces)
             if (
                 sequences + joining.sequences > free
-                or (len(group) + 1) * widest > budget
-                or any(len(self._pieces(q.ids.shape[1])) != len(pieces) for q in (*group, joining))
+                or (len(group) + 1) * max(end - start for start, end in pieces) > budget
+                or len(pieces) != count
+                or len(self._pieces(joining.ids.shape[1])) != count
             ):
                 break
             group.append(self._queue.popleft())

@@ -13,6 +13,8 @@ Contract:
   decoding options (the command line's, a server request's): explicit sampling values, so that a
   model's own generation config cannot change them silently; `max_new_tokens=None` runs until the end
   of sequence, however long (`UNBOUNDED_NEW_TOKENS`).
+- `left_padded(prompts, pad, device)`: a batch of prompts left-padded to the longest, with its mask
+  (static batches, the engine's prompts prefilled together).
 """
 
 from __future__ import annotations
@@ -131,3 +133,13 @@ def decoding_arguments(
         kwargs["stop_strings"] = list(stop)
         description += ", stop at " + " or ".join(repr(text) for text in stop)
     return Decoding(kwargs, description)
+
+
+def left_padded(
+    prompts: list[list[int]], pad: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids (batch, longest) left-padded with `pad`, and their attention mask (1 = real token)."""
+    width = max(len(ids) for ids in prompts)
+    ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=device)
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
+    return ids, mask

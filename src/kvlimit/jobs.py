@@ -40,7 +40,7 @@ import transformers
 
 from .config import LimitConfig
 from .engine import PREFILL_ROWS, ContinuousEngine, Request, continuous_refusal
-from .frontend import encode_prompt, stop_reason
+from .frontend import encode_prompt, left_padded, stop_reason
 from .generation import generate
 from .integrations import hf
 from .models import LoadedModel
@@ -324,16 +324,6 @@ def _generate_batch(
             "seconds": seconds,
         })  # fmt: skip
     return records
-
-
-def left_padded(
-    prompts: list[list[int]], pad: int, device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Token ids (batch, longest) left-padded with `pad`, and their attention mask (1 = real token)."""
-    width = max(len(ids) for ids in prompts)
-    ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=device)
-    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
-    return ids, mask
 
 
 def through_eos(tokens: list[int], eos: set[int]) -> int:

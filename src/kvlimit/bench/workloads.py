@@ -35,10 +35,10 @@ from transformers import DynamicCache
 from ..build import build_cache
 from ..config import LimitConfig
 from ..engine import ContinuousEngine, Request
-from ..frontend import decoding_arguments, encode_prompt
+from ..frontend import decoding_arguments, encode_prompt, left_padded
 from ..generation import generate
 from ..integrations import hf
-from ..jobs import left_padded, through_eos
+from ..jobs import through_eos
 from ..sizing import kv_bytes_per_token, row_cost
 from .memory import MemoryWatch
 from .runner import machine_facts

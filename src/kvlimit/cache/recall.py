@@ -319,9 +319,8 @@ class RecallStore:
         if self.score in ("keys", "distance"):
             homes = self.homes
             assert group.keys is not None and homes is not None
-            if (
-                ids.shape[0] == 1
-            ):  # one row: score every block handed out where it lies (no gather), then pick
+            # one row: score every block handed out where it lies (no gather), then pick
+            if ids.shape[0] == 1:
                 handed = self.table.high
                 every = (
                     group.keys[i, :, :handed]  # a view, (kv_heads, blocks, block, dim)
