@@ -113,6 +113,30 @@ class _Settings:
         return out
 
 
+@dataclass
+class _Part:
+    """Some of a step's rows, by their positions in it: `at` as a tensor, None when they are all of
+    them in order (a processor every row has then runs on the whole batch)."""
+
+    positions: list[int]
+    at: torch.Tensor | None
+
+    @classmethod
+    def of(cls, positions: list[int], rows: int, device: torch.device) -> _Part:
+        every = len(positions) == rows  # positions are increasing, so these are 0..rows-1
+        return cls(positions, None if every else torch.tensor(positions, dtype=torch.long, device=device))
+
+    def take(self, values: torch.Tensor) -> torch.Tensor:
+        """These rows of `values` (rows, ...)."""
+        return values if self.at is None else values.index_select(0, self.at)
+
+    def put(self, scores: torch.Tensor, part: torch.Tensor) -> torch.Tensor:
+        """`scores` with these rows replaced by `part` (in place where they are some of them)."""
+        if self.at is None:
+            return part
+        return scores.index_copy_(0, self.at, part)
+
+
 class RowChoice:
     """The rows' decoding state and their batched choice (see the module docstring).
 
@@ -184,15 +208,17 @@ class RowChoice:
         the host, and which rows are done (each row's stopping criteria): one host read in all."""
         index = torch.tensor(rows, dtype=torch.long, device=self.device)
         scores = self.scores(logits.to(dtype=torch.float32), rows, index)
-        tokens = scores.argmax(dim=-1)
         sampling = [i for i, b in enumerate(rows) if self.generators[b] is not None]
         if sampling:
-            at = torch.tensor(sampling, dtype=torch.long, device=self.device)
             for i in sampling:  # each row's own noise from its own generator: torch.multinomial's draw
                 self.noise[i].exponential_(1, generator=self.generators[rows[i]])
-            probs = torch.softmax(scores.index_select(0, at), dim=-1)
-            drawn = (probs / self.noise.index_select(0, at)).argmax(dim=-1)
-            tokens = tokens.index_copy(0, at, drawn)
+            part = _Part.of(sampling, len(rows), self.device)
+            drawn = (torch.softmax(part.take(scores), dim=-1) / part.take(self.noise[: len(rows)])).argmax(
+                dim=-1
+            )
+            tokens = drawn if part.at is None else scores.argmax(dim=-1).index_copy(0, part.at, drawn)
+        else:
+            tokens = scores.argmax(dim=-1)
         self._room(1 + max(self.lengths[b] for b in rows))
         self.ids[index, torch.tensor([self.lengths[b] for b in rows], device=self.device)] = tokens
         self.seen[index, tokens] = True
@@ -204,27 +230,27 @@ class RowChoice:
 
     def scores(self, logits: torch.Tensor, rows: list[int], index: torch.Tensor) -> torch.Tensor:
         """The rows' processed scores (len(rows), vocab): each kind of processor on the rows that have it,
-        in transformers' order, and the rows with their own rules by their own processors."""
+        in transformers' order, and the rows with their own rules by their own processors. A processor
+        that every row has runs on the whole batch, without picking rows out and putting them back."""
         settings = [self.settings[b] for b in rows]
         scores = logits.clone()
+        every = rows == list(range(self.ids.shape[0]))
 
-        def passes(wanted: Any) -> torch.Tensor | None:
+        def of_rows(state: torch.Tensor) -> torch.Tensor:  # a per-row state (R, vocab), for `rows`
+            return state if every else state.index_select(0, index)
+
+        def passes(wanted: Any) -> _Part | None:
             at = [i for i, s in enumerate(settings) if s.own is None and wanted(s)]
-            return None if not at else torch.tensor(at, dtype=torch.long, device=self.device)
+            return _Part.of(at, len(rows), self.device) if at else None
 
-        def column(at: torch.Tensor, values: list[float]) -> torch.Tensor:
-            return torch.tensor(values, dtype=torch.float32, device=self.device).index_select(0, at)[:, None]
+        def column(part: _Part, name: str) -> torch.Tensor:
+            return torch.tensor([getattr(settings[i], name) for i in part.positions], dtype=torch.float32,
+                                device=self.device)[:, None]  # fmt: skip
 
-        values = {
-            name: [getattr(s, name) for s in settings]
-            for name in ("penalty", "temperature", "top_p", "min_p")
-        }
-        if (at := passes(lambda s: s.penalty != 1.0)) is not None:
-            part, penalty = scores.index_select(0, at), column(at, values["penalty"])
-            penalized = torch.where(part < 0, part * penalty, part / penalty)
-            scores.index_copy_(
-                0, at, torch.where(self.seen.index_select(0, index.index_select(0, at)), penalized, part)
-            )
+        if (part := passes(lambda s: s.penalty != 1.0)) is not None:
+            piece, penalty = part.take(scores), column(part, "penalty")
+            penalized = torch.where(piece < 0, piece * penalty, piece / penalty)
+            scores = part.put(scores, torch.where(part.take(of_rows(self.seen)), penalized, piece))
         for too_short in (
             lambda b, s: self.lengths[b] < s.min_length,  # MinLengthLogitsProcessor
             lambda b, s: (
@@ -237,22 +263,20 @@ class RowChoice:
                 if s.own is None and too_short(b, s)
             ]
             if short:
-                at = torch.tensor(short, dtype=torch.long, device=self.device)
-                eos = self.eos.index_select(0, index.index_select(0, at))
-                scores.index_copy_(0, at, torch.where(eos, -torch.inf, scores.index_select(0, at)))
-        if (at := passes(lambda s: s.temperature != 1.0)) is not None:
-            scores.index_copy_(0, at, scores.index_select(0, at) / column(at, values["temperature"]))
-        if (at := passes(lambda s: s.top_k > 0)) is not None:
-            scores.index_copy_(
-                0, at, _top_k(scores.index_select(0, at), [settings[i].top_k for i in at.tolist()])
-            )
-        if (at := passes(lambda s: s.top_p < 1.0)) is not None:
+                part = _Part.of(short, len(rows), self.device)
+                eos = part.take(of_rows(self.eos))
+                scores = part.put(scores, torch.where(eos, -torch.inf, part.take(scores)))
+        if (part := passes(lambda s: s.temperature != 1.0)) is not None:
+            scores = part.put(scores, part.take(scores) / column(part, "temperature"))
+        if (part := passes(lambda s: s.top_k > 0)) is not None:
+            scores = part.put(scores, _top_k(part.take(scores), [settings[i].top_k for i in part.positions]))
+        if (part := passes(lambda s: s.top_p < 1.0)) is not None:
             cut = torch.tensor(
-                [1 - settings[i].top_p for i in at.tolist()], dtype=torch.float32, device=self.device
+                [1 - settings[i].top_p for i in part.positions], dtype=torch.float32, device=self.device
             )
-            scores.index_copy_(0, at, _top_p(scores.index_select(0, at), cut[:, None]))
-        if (at := passes(lambda s: s.min_p > 0.0)) is not None:
-            scores.index_copy_(0, at, _min_p(scores.index_select(0, at), column(at, values["min_p"])))
+            scores = part.put(scores, _top_p(part.take(scores), cut[:, None]))
+        if (part := passes(lambda s: s.min_p > 0.0)) is not None:
+            scores = part.put(scores, _min_p(part.take(scores), column(part, "min_p")))
         for i, (b, s) in enumerate(zip(rows, settings, strict=True)):
             if s.own is not None:
                 scores[i] = hf.apply_processors(s.own.processors, self.row_ids(b), logits[i : i + 1].clone())[

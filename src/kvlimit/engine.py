@@ -551,36 +551,37 @@ class ContinuousEngine:
             return
         out = forward_step(self.model, self._scratch, ids, mask, **self._forward_extra)
         self._prefill = None
-        for k, queued in fill.members:
-            self._start_rows(queued, k, fill.started, out.logits[k : k + 1, -1, :], events)
+        self._start_rows(fill, out.logits[:, -1, :], events)
 
-    def _start_rows(
-        self,
-        queued: _Queued,
-        source: int,
-        started: float,
-        logits: torch.Tensor,
-        events: list[Token | Finished],
-    ) -> None:
-        """Choose each sequence's first token from the prompt's last `logits` (1, vocab) and load every
-        sequence that goes on into a free row, from the prefill cache's row `source`."""
+    def _start_rows(self, fill: _Prefill, logits: torch.Tensor, events: list[Token | Finished]) -> None:
+        """Choose the first token of every sequence of the prompts prefilled together, for all of them at
+        once, from the prompts' last `logits` (prompts, vocab), and load each sequence that goes on into a
+        free row from its prompt's row of the prefill cache."""
         assert self.cache is not None
-        for sequence in range(queued.sequences):
-            generator = None
-            if queued.rules.config.do_sample:
-                generator = torch.Generator(device=self.device)
-                generator.manual_seed(sequence_seed(*queued.seed, sequence))
-            b = self._rows.index(None)
-            self.choice.start(b, queued.ids, queued.rules, generator)
-            row = _Row(queued.request, sequence, queued.rules, self.choice, b, started)
-            tokens, host, done = self.choice.choose(logits, [b])
-            events.append(row.token(host[0], logits[0]))
-            if done[0]:
+        free = iter([b for b, row in enumerate(self._rows) if row is None])
+        starting: list[tuple[int, int, _Row]] = []  # (batch row, prefill row, sequence)
+        for k, queued in fill.members:
+            for sequence in range(queued.sequences):
+                generator = None
+                if queued.rules.config.do_sample:
+                    generator = torch.Generator(device=self.device)
+                    generator.manual_seed(sequence_seed(*queued.seed, sequence))
+                b = next(free)
+                self.choice.start(b, queued.ids, queued.rules, generator)
+                starting.append(
+                    (b, k, _Row(queued.request, sequence, queued.rules, self.choice, b, fill.started))
+                )
+        rows = [b for b, _, _ in starting]
+        firsts = logits[[k for _, k, _ in starting]]
+        tokens, host, done = self.choice.choose(firsts, rows)
+        for i, (b, k, row) in enumerate(starting):
+            events.append(row.token(host[i], firsts[i]))
+            if done[i]:
                 events.append(row.finished())
                 continue
-            self.cache.load_row(b, self._scratch, source)
+            self.cache.load_row(b, self._scratch, k)
             self._rows[b] = row
-            self._next[b, 0] = tokens[0]
+            self._next[b, 0] = tokens[i]
 
     def _decode(self, events: list[Token | Finished]) -> None:
         """One decode forward of every row; rows that end are emptied. A free row (waiting for a

@@ -38,6 +38,7 @@ from typing import Any, TextIO
 import torch
 import transformers
 
+from .checks import check_int
 from .config import LimitConfig
 from .engine import PREFILL_ROWS, ContinuousEngine, Request, continuous_refusal
 from .frontend import encode_prompt, left_padded, stop_reason
@@ -143,6 +144,8 @@ class BatchJob:
         seed: continuous: every sequence's generator (`kvlimit.engine.sequence_seed`); static: seeds
             sampling once, before the first batch.
         batching: "auto", "continuous" or "static" (see the module docstring).
+        prefill_rows: continuous: prompts the engine prefills together at most
+            (`kvlimit.ContinuousEngine(prefill_rows=)`; a byte budget holds them beside the rows).
     """
 
     config: LimitConfig
@@ -153,10 +156,12 @@ class BatchJob:
     memory: str | None = None
     seed: int | None = None
     batching: str = "auto"
+    prefill_rows: int = PREFILL_ROWS
 
     def __post_init__(self) -> None:
         if self.batching not in BATCHING:
             raise ValueError(f"batching={self.batching!r} is not one of {', '.join(BATCHING)}")
+        check_int("prefill_rows", self.prefill_rows, at_least=1)
 
     @property
     def rows_per_prompt(self) -> int:
@@ -193,7 +198,9 @@ class BatchRunner:
             self.batching = self._batching(self.limit)
             if self.batching == "continuous":  # a byte budget also holds the engine's prefill rows
                 rows = self.size * self.job.rows_per_prompt
-                self.limit = _token_limit(self.job.config, self.loaded, rows + min(PREFILL_ROWS, rows))
+                self.limit = _token_limit(
+                    self.job.config, self.loaded, rows + min(self.job.prefill_rows, rows)
+                )
             if self.batching == "static" and self.job.decoding.get("stop_strings"):
                 raise ValueError(
                     "stop strings (--stop) run on continuous batching, not on static batches "
@@ -249,7 +256,8 @@ class BatchRunner:
         decoding = {**job.decoding, "pad_token_id": tokenizer.pad_token_id}
         rows = min(self.size, len(items)) * job.num_return_sequences  # no more rows than sequences to run
         engine = ContinuousEngine(self.loaded.model, job.config.with_tokens(limit), decoding=decoding, rows=rows,
-                                  seed=job.seed, tokenizer=tokenizer, num_return_sequences=job.num_return_sequences)  # fmt: skip
+                                  seed=job.seed, tokenizer=tokenizer, num_return_sequences=job.num_return_sequences,
+                                  prefill_rows=job.prefill_rows)  # fmt: skip
         prompts = {item.id: item.prompt for item in items}
         tokens = 0
         for finished in engine.run(Request(item.id, encoded[item.id]) for item in items):

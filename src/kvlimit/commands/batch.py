@@ -36,7 +36,7 @@ def read_prompts(path: str) -> list[PromptItem]:
 
 def job_from_args(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> BatchJob:
     return BatchJob(config, dict(decoding.kwargs), args.num_return_sequences, args.raw, args.batch_size,
-                    args.memory, args.seed, args.batching)  # fmt: skip
+                    args.memory, args.seed, args.batching, args.prefill_rows)  # fmt: skip
 
 
 def run_batch(args: argparse.Namespace, decoding: Any, config: LimitConfig) -> int:

@@ -45,6 +45,7 @@ from ..clitools import (
     recall_from_args,
 )
 from ..config import LimitConfig, parse_bytes
+from ..engine import PREFILL_ROWS
 from ..frontend import Decoding, decoding_arguments, ends_with_stop_string, stop_reason
 from ..frontend import encode_prompt as encode_prompt_ids
 from ..generation import generate as bounded_generate
@@ -235,6 +236,14 @@ def _add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "row ends (a sampled text then depends on its batch); auto (default): continuous, but static "
         "for beam search (--num-beams) and for a model that keeps its own sliding-window layers at "
         "this --cache-limit",
+    )
+    batch.add_argument(
+        "--prefill-rows",
+        type=int,
+        metavar="N",
+        default=PREFILL_ROWS,
+        help="continuous batching: waiting prompts prefilled together in one forward at most; more admits "
+        f"a burst of prompts in fewer steps and holds more bytes beside the rows (default: {PREFILL_ROWS})",
     )
     batch.add_argument(
         "--ray",
@@ -462,6 +471,9 @@ def _check_batch_options(args: argparse.Namespace) -> None:
         raise CLIError(
             "--num-beams above 1 runs on static batches: drop --batching continuous (auto picks static)"
         )
+    check_number(args.prefill_rows, "--prefill-rows", at_least=1)
+    if args.batching == "static" and args.prefill_rows != PREFILL_ROWS:
+        raise CLIError("--prefill-rows is for continuous batching: drop it or --batching static")
     if args.batch_size != "auto" and (not str(args.batch_size).isdigit() or int(args.batch_size) < 1):
         raise CLIError(f"--batch-size must be a positive int or auto; got {args.batch_size!r}")
     if args.memory is not None and args.batch_size != "auto":
@@ -489,6 +501,7 @@ _BATCH_ONLY = {  # option: (attribute, default); each is refused without --promp
     "--worker-gpus": ("worker_gpus", 0.0),
     "--memory": ("memory", None),
     "--batching": ("batching", "auto"),
+    "--prefill-rows": ("prefill_rows", PREFILL_ROWS),
 }
 
 
