@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kvlimit
-from kvlimit.cache.recall import RecallStore
+from kvlimit.cache.recall import RecallStore, best_columns
 from kvlimit.integrations import hf
 from kvlimit.positions.rope import RopeSpec
 from kvlimit.sizing import recall_block_bytes
@@ -485,3 +485,23 @@ def test_models_without_rope_are_refused_with_the_list(family):
             model, input_ids=ids, attention_mask=mask, cache_limit=32, recall=8, max_new_tokens=2
         )
     assert "llama" in str(info.value)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**16), n=st.integers(1, 300), picks=st.integers(1, 40), levels=st.integers(1, 50))
+def test_best_columns_are_a_stable_sorts_first(seed, n, picks, levels) -> None:
+    """topk on distinct keys picks what a stable descending sort puts first: scores drawn from few levels
+    (many ties), both signs, zeros of both signs, absent blocks at -inf."""
+    generator = torch.Generator().manual_seed(seed)
+    picks = min(picks, n)
+    level = torch.randn(levels, generator=generator) * 10.0 ** torch.randint(
+        -3, 4, (levels,), generator=generator
+    )
+    scores = level[torch.randint(0, levels, (2, 3, n), generator=generator)]
+    scores[torch.rand(scores.shape, generator=generator) < 0.1] = -0.0
+    scores[torch.rand(scores.shape, generator=generator) < 0.1] = float("-inf")
+    scores = scores.half()
+    expected = (
+        scores.float().sort(dim=-1, descending=True, stable=True).indices[..., :picks].sort(dim=-1).values
+    )
+    assert torch.equal(best_columns(scores, picks), expected)

@@ -62,7 +62,7 @@ from .quant import scheme
 from .recall_storage import RECALL_GROUP, Homes, RecallGroup
 from .recall_table import BlockTable
 
-__all__ = ["BLOCK", "RECALL_GROUP", "RecallGroup", "RecallStore", "block_for"]
+__all__ = ["BLOCK", "RECALL_GROUP", "RecallGroup", "RecallStore", "best_columns", "block_for"]
 
 #: Tokens per block, unless the recalled slots are fewer or not a multiple (see `block_for`). Measured
 #: with attention recall (README, "Does recall generalize?"): blocks of 4 hold more of the full cache's
@@ -73,6 +73,21 @@ BLOCK = 4
 def block_for(slots: int) -> int:
     """The block size for `slots` recalled slots: the largest of `BLOCK`, 2, 1 that divides it."""
     return next(b for b in (BLOCK, 2, 1) if slots % b == 0)
+
+
+def best_columns(scores: torch.Tensor, picks: int) -> torch.Tensor:
+    """The columns of the `picks` best `scores` (..., n) float16 along the last dim, ties to the lower
+    column, in column order: the first `picks` of a stable descending sort, found by one `topk`.
+
+    Each score becomes a distinct integer key: its float16 bits in value order (negative scores'
+    magnitudes flipped; +0 and -0 equal) times n, plus n - 1 - column, so that no two keys tie and
+    `topk` (which need not be stable) picks what the stable sort puts first, on any device.
+    """
+    bits = scores.view(torch.int16).int()
+    ordered = torch.where(bits < 0, -(bits & 0x7FFF), bits).long()
+    n = scores.shape[-1]
+    keys = ordered * n + torch.arange(n - 1, -1, -1, device=scores.device)
+    return keys.topk(picks, dim=-1, sorted=False).indices.sort(dim=-1).values
 
 
 class RecallStore:
@@ -243,12 +258,11 @@ class RecallStore:
             bound = bound.sum(dim=1, keepdim=True).expand(-1, kv_heads, -1)
         # bounds rounded to float16 and ties to the oldest block (a stable sort below): a row's choice
         # does not move with the float noise between a row alone and in a batch
-        bound = bound.clamp(-6e4, 6e4).half().float().masked_fill(absent, float("-inf"))
+        bound = bound.clamp(-6e4, 6e4).half().masked_fill(absent, float("-inf"))
         picks = min(self.picks, table.shape[1])
-        # present blocks come first in the table and score above absent ones: sorting the chosen
-        # columns puts a row's blocks in time order, absent ones last
-        order = bound.sort(dim=-1, descending=True, stable=True).indices
-        columns = order[:, :, :picks].sort(dim=-1).values  # (batch, kv_heads, picks)
+        # present blocks come first in the table and score above absent ones: the chosen columns in
+        # order put a row's blocks in time order, absent ones last
+        columns = best_columns(bound, picks)  # (batch, kv_heads, picks)
         chosen = table[:, None, :].expand(-1, kv_heads, -1).gather(2, columns)
         heads_index = torch.arange(kv_heads, device=chosen.device)[None, :, None]
         at = chosen.clamp(min=0)

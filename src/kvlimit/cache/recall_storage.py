@@ -170,15 +170,26 @@ class RecallGroup:
         """Layer i's blocks `at` (batch, kv_heads, picks) head by head, `heads` (1, kv_heads, 1): (batch,
         kv_heads, picks, block, dim); or with `heads` None, blocks `at` (batch, n) whole, heads first:
         (kv_heads, batch, n, block, dim)."""
-        where = (slice(None), at) if heads is None else (heads, at)
+        if heads is None:
+            where = (slice(None), at)
+            parts = [t[i][where] for t in _parts(stored)]
+        else:  # one index_select of (head, block) rows of the layer's storage (kv_heads x capacity, ...)
+            flat = (heads * _parts(stored)[0].shape[2] + at).reshape(-1)
+            parts = [
+                t[i].flatten(0, 1).index_select(0, flat).view(*at.shape, *t.shape[3:]) for t in _parts(stored)
+            ]
         if isinstance(stored, Codes):
             assert homes.scheme is not None
-            return homes.scheme.dequantize(Codes(*(t[i][where] for t in stored.tensors())), homes.dtype)
-        return stored[i][where]
+            return homes.scheme.dequantize(Codes(*parts), homes.dtype)
+        return parts[0]
 
     def copy_block(self, source: int, target: int) -> None:
         for t in self.parts():
             t[:, :, target] = t[:, :, source]
+
+
+def _parts(stored: torch.Tensor | Codes) -> list[torch.Tensor]:
+    return list(stored.tensors()) if isinstance(stored, Codes) else [stored]
 
 
 def _grown(
