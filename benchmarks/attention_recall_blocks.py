@@ -18,7 +18,6 @@ import sys
 from typing import Any
 
 import torch
-from recall_speed import recall_block  # benchmarks/ is on the path of a script run from it
 from tqdm import tqdm
 
 import kvlimit
@@ -57,10 +56,11 @@ def main() -> None:
             ]
             limit = args.tokens // fraction
             score, block = VARIANTS[name]
-            config = kvlimit.LimitConfig.create(limit, recall=limit // share, recall_score=score)
-            with recall_block(block):
-                (result,) = attention_recall(loaded.model, torch.tensor([ids]), {name: config},
-                                             start=args.tokens - args.steps, every=args.every)  # fmt: skip
+            config = kvlimit.LimitConfig.create(
+                limit, recall=limit // share, recall_score=score, recall_block=block
+            )
+            (result,) = attention_recall(loaded.model, torch.tensor([ids]), {name: config},
+                                         start=args.tokens - args.steps, every=args.every)  # fmt: skip
             rows.append({"text": text, "limit": limit, "recall": limit // share, "variant": name,
                          "share": round(result.share, 4), "oracle": round(result.oracle, 4),
                          "of_oracle": round(result.of_oracle, 4), "sinks": round(result.sinks, 4),

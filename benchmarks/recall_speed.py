@@ -19,18 +19,15 @@ steps. Prints a table and writes a PNG (`--plot`).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import statistics
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import psutil
 import torch
 
 import kvlimit
-from kvlimit.cache import recall as recall_module
 from kvlimit.eval.corpus import ensure_corpus
 from kvlimit.models import load_model
 
@@ -43,24 +40,13 @@ def corpus_ids(tokenizer: Any, count: int, device: torch.device) -> torch.Tensor
     return torch.tensor([ids[:count]], device=device)
 
 
-@contextlib.contextmanager
-def recall_block(block: int | None) -> Iterator[None]:
-    """Caches built inside take recall blocks of `block` tokens (None: the default). The block size is not
-    an option of `LimitConfig`: the module's constant is set for the builds inside, then restored."""
-    default = recall_module.BLOCK
-    recall_module.BLOCK = block or default
-    try:
-        yield
-    finally:
-        recall_module.BLOCK = default
-
-
 def filled_cache(
     model: Any, limit: int, recall: int, ids: torch.Tensor, score: str | None = None, block: int | None = None
 ) -> kvlimit.BoundedCache:
-    config = kvlimit.LimitConfig.create(limit, "sinks", recall=recall or None, recall_score=score)
-    with recall_block(block):
-        cache = kvlimit.build_cache(model, config)
+    config = kvlimit.LimitConfig.create(
+        limit, "sinks", recall=recall or None, recall_score=score, recall_block=block
+    )
+    cache = kvlimit.build_cache(model, config)
     chunk = cache.policy.default_chunk(cache.kept_limit)
     for start in range(0, ids.shape[1], chunk):
         kvlimit.forward_step(model, cache, ids[:, start : start + chunk])

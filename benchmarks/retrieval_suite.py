@@ -20,7 +20,6 @@ from collections import defaultdict
 from typing import Any
 
 import torch
-from recall_speed import recall_block  # benchmarks/ is on the path of a script run from it
 from tqdm import tqdm
 
 import kvlimit
@@ -28,21 +27,20 @@ from kvlimit.eval import retrieval
 from kvlimit.models import load_model
 
 
-def config_for(spec: str, context: int, fraction: float) -> tuple[kvlimit.LimitConfig | None, int | None]:
-    """The bounded cache of a configuration at a context (None: the full cache), and its recall block
-    size (None: the default)."""
+def config_for(spec: str, context: int, fraction: float) -> kvlimit.LimitConfig | None:
+    """The bounded cache of a configuration at a context (None: the full cache)."""
     if spec == "full":
-        return None, None
+        return None
     limit = max(16, round(fraction * context))
     if spec == "sinks":
-        return kvlimit.LimitConfig.create(limit), None
+        return kvlimit.LimitConfig.create(limit)
     kind, share, score, *block = spec.split(":")
     if kind != "recall" or len(block) > 1:
         raise SystemExit(f"--configs: {spec!r} is not full, sinks or recall:F:SCORE[:BLOCK]")
     recall = max(16, round(float(share) * limit) // 16 * 16)
-    return kvlimit.LimitConfig.create(limit, recall=recall, recall_score=score), int(
-        block[0]
-    ) if block else None
+    return kvlimit.LimitConfig.create(
+        limit, recall=recall, recall_score=score, recall_block=int(block[0]) if block else None
+    )
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -60,9 +58,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tqdm(total=len(work) * len(specs), desc="retrieval", file=sys.stderr) as bar:
         for task, case in work:
             for spec in specs:
-                config, block = config_for(spec, case.context, args.fraction)
-                with recall_block(block):
-                    text = retrieval.answer(loaded.model, loaded.tokenizer, case, config)
+                config = config_for(spec, case.context, args.fraction)
+                text = retrieval.answer(loaded.model, loaded.tokenizer, case, config)
                 ok = retrieval.correct(case, text)
                 results[spec][f"{case.part}/{case.context}"].append(ok)
                 records.append(dict(task=task.name, part=case.part, kind=task.kind, context=case.context,

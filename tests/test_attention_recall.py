@@ -110,3 +110,9 @@ def test_command_table_json_and_plot(tiny, tmp_path, capsys) -> None:
     assert "of oracle" in capsys.readouterr().out
     assert cli.main(["attention-recall", str(text), "--start", "500", "--tokens", "100"]) == 2
     assert "--start" in capsys.readouterr().err
+    assert cli.main([*args[:-3], "--recall", "8", "--recall-block", "2,8", "--json"]) == 0  # each block size
+    blocks = json.loads(capsys.readouterr().out)["configs"]
+    assert [c["name"] for c in blocks] == ["sinks+recall8/b2@32", "sinks+recall8/b8@32"]
+    assert blocks[0]["share"] != blocks[1]["share"]  # the block size is what the runs differ in
+    assert cli.main([*args[:-3], "--recall", "8", "--recall-block", "3"]) == 2
+    assert "--recall-block 3 must divide --recall 8" in capsys.readouterr().err

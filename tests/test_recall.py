@@ -135,9 +135,9 @@ def assert_recall_depth1(
     limit, recall, block = 10, 4, 2  # 6 kept slots (2 sinks + 4 recent), 2 recalled blocks of 2
     settings = {"n_sink": 2} if policy == "sinks" else {}
     config = kvlimit.LimitConfig.create(limit, policy, recall=recall, recall_dtype=recall_dtype, recall_score=score,
-                                        **settings)  # fmt: skip
+                                        recall_block=block, **settings)  # fmt: skip
     ids, mask = left_padded(model, lengths=(5, 11))
-    cache = kvlimit.build_cache(model, config, rows=2, rebase_after=24, recall_block=block)
+    cache = kvlimit.build_cache(model, config, rows=2, rebase_after=24)
     cache.recall_hook.record_recalled = True
     tokens = [ids[row][mask[row].bool()].tolist() for row in range(2)]
     recalled_steps = 0

@@ -59,18 +59,22 @@ def test_batch_generate_takes_recall(tiny, tmp_path, monkeypatch, batching):
     output = tmp_path / "out.jsonl"
     assert cli.main(["generate", "--prompts", str(prompts), "--output", str(output), "--model", str(tiny.folder),
                      "--raw", "--greedy", "--max-new-tokens", "20", "--ignore-eos", "--cache-limit", "12",
-                     "--recall", "4", "--recall-store", "8", "--quiet", "--batching", batching]) == 0  # fmt: skip
+                     "--recall", "4", "--recall-store", "8", "--recall-block", "2", "--quiet", "--batching", batching]) == 0  # fmt: skip
     lines = output.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 3 and all(json.loads(line)["new_tokens"] == 20 for line in lines)
-    assert caches and all(c.recall is not None and c.recall.slots == 4 for c in caches)
+    assert caches and all(
+        c.recall is not None and c.recall.slots == 4 and c.recall.block == 2 for c in caches
+    )
     assert all(c.recall.tokens() <= 8 * len(c.recall.rows) for c in caches)  # the bound, per row
 
 
-def test_plan_predicts_the_store_a_run_holds(tiny, capsys):
+@pytest.mark.parametrize("block", [None, 8])
+def test_plan_predicts_the_store_a_run_holds(tiny, capsys, block):
+    blocks = [] if block is None else ["--recall-block", block]
     argv = ["plan", "--model", tiny.folder, "--memory", "8MiB", "--max-new-tokens", 50, "--prompt-tokens", 10,
-            "--cache-limit", "16,32", "--recall", 8, "--json", "--quiet"]  # fmt: skip
+            "--cache-limit", "16,32", *blocks, "--recall", 8, "--json", "--quiet"]  # fmt: skip
     plan = run_json(capsys, *argv)
-    plain = run_json(capsys, *argv[:-4], "--json", "--quiet")
+    plain = run_json(capsys, *argv[: -4 - len(blocks)], "--json", "--quiet")
     ids = tiny.tokenizer("the quick brown fox jumps over the lazy dog again", return_tensors="pt")[
         "input_ids"
     ]
@@ -78,9 +82,10 @@ def test_plan_predicts_the_store_a_run_holds(tiny, capsys):
     assert ids.shape[1] == 10
     for row, plain_row in zip(plan["rows"], plain["rows"], strict=True):
         out = kvlimit.generate(tiny.model, input_ids=ids, cache_limit=row["cache_limit"], recall=8,
-                               max_new_tokens=50, min_new_tokens=50, do_sample=False,
+                               recall_block=block, max_new_tokens=50, min_new_tokens=50, do_sample=False,
                                return_dict_in_generate=True)  # fmt: skip
         assert row["recall_bytes_per_sequence"] == output_cache(out).recall_nbytes() > 0
+        assert output_cache(out).recall.block == (block or block_for(8))
         assert row["cache_bytes_per_sequence"] == plain_row["cache_bytes_per_sequence"]
         # on the CPU the store shares the budget: the rows fit beside the store, by the plan's own line
         (line,) = (g for g in plan["growth"] if g["cache_limit"] == row["cache_limit"])
@@ -164,6 +169,11 @@ def test_bench_variants_take_recall(tiny):
             "recall works with the positional policies",
         ),
         (["plan", "--recall", "-1"], "--recall"),
+        (
+            ["generate", PROMPT, "--recall", "8", "--recall-block", "3"],
+            "--recall-block 3 must divide --recall 8: one of 1, 2, 4, 8",
+        ),
+        (["generate", PROMPT, "--recall-block", "4"], "--recall-block 4 goes with --recall R"),
         (["ppl", "--recall", "x"], "--recall takes slots"),
         (["needle", "--cache-limit", "128", "--recall", "200"], "--recall"),
         (["bench", "--recall", "1.5"], "--recall takes slots"),

@@ -37,7 +37,6 @@ def build_cache(
     max_length: int | None = None,
     rebase_after: int | None = None,
     rank_every: int = RANK_EVERY,
-    recall_block: int | None = None,
 ) -> BoundedCache:
     """A `BoundedCache` for `model` as `config` says, for `rows` rows (batch x beams).
 
@@ -45,8 +44,7 @@ def build_cache(
     per row (None: the limit). rebase_after: RoPE keys of a positional policy are rebased to in-cache
     positions before a position reaches this (default `max(4 x limit, REBASE_MIN)`); a per-layer
     policy re-ranks a row's keys when its positions reach `rank_every x limit`. Both are kept below
-    the model's own position bound (dynamic / longrope contexts, GPT-J's table). recall_block: tokens
-    per block of the recall store (a divisor of `recall`; default `kvlimit.cache.recall.block_for`).
+    the model's own position bound (dynamic / longrope contexts, GPT-J's table).
     """
     if not isinstance(config, LimitConfig):
         raise ValueError(
@@ -56,9 +54,6 @@ def build_cache(
     check_int("max_length", max_length, at_least=1, none_means="the limit")
     check_int("rebase_after", rebase_after, at_least=1, none_means="the default interval")
     check_int("rank_every", rank_every, at_least=1)
-    check_int("recall_block", recall_block, at_least=1, none_means="the default block")
-    if recall_block is not None and config.recall % recall_block:
-        raise ValueError(f"recall_block={recall_block} must divide recall={config.recall}")
     spec = hf.inspect_model(model)
     limit = token_limit(model, config, rows)
     policy = config.policy
@@ -79,7 +74,7 @@ def build_cache(
     store = _store(
         model, config, layout, slots, sinks_pristine=spec.positions == "rope" and not policy.per_layer
     )
-    recall = _recall_store(model, config, spec, layout, rows, recall_block) if config.recall else None
+    recall = _recall_store(model, config, spec, layout, rows) if config.recall else None
     cache = BoundedCache(
         limit, policy, layout, keeper, store, position_bound=spec.position_bound, recall=recall
     )
@@ -107,7 +102,7 @@ def _layout(spec: hf.ModelSpec, limit: int) -> LayerLayout:
 
 
 def _recall_store(
-    model: Any, config: LimitConfig, spec: hf.ModelSpec, layout: LayerLayout, rows: int, block: int | None
+    model: Any, config: LimitConfig, spec: hf.ModelSpec, layout: LayerLayout, rows: int
 ) -> RecallStore:
     """The recall tier's store for the bounded layers (RoPE or none; attention through the registry)."""
     if spec.positions != "rope":
@@ -126,7 +121,7 @@ def _recall_store(
     groups: dict[tuple[Any, ...], list[int]] = {}
     for idx in bounded:
         groups.setdefault((shapes[idx], id(layout.rope[idx])), []).append(idx)
-    block = block_for(config.recall) if block is None else block
+    block = recall_block_tokens(config)
     capacity = recall_capacity(model, config, bounded, rows, block)
     if capacity is not None and capacity < config.recall:
         raise ValueError(
@@ -148,9 +143,14 @@ def recall_block(model: Any, config: LimitConfig, limit: int) -> tuple[int, int]
     layers' keys and values in `config.recall_dtype` and their key bounds (`sizing.recall_block_bytes`)."""
     from .sizing import recall_block_bytes
 
-    block = block_for(config.recall)
+    block = recall_block_tokens(config)
     layers = _layout(hf.inspect_model(model), limit).bounded
     return block, recall_block_bytes(model, layers, config.recall_dtype, block, config.recall_score)
+
+
+def recall_block_tokens(config: LimitConfig) -> int:
+    """Tokens per block of `config`'s recall store: its `recall_block`, else `block_for(recall)`."""
+    return config.recall_block or block_for(config.recall)
 
 
 def recall_families() -> list[str]:

@@ -107,7 +107,8 @@ def kv_storage_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_recall_arguments(group: Any) -> None:
-    """`--recall R`, `--recall-store N|SIZE` and `--recall-dtype D`: the recall tier of one cache."""
+    """`--recall R`, `--recall-store N|SIZE`, `--recall-dtype D`, `--recall-score S` and `--recall-block N`:
+    the recall tier of one cache."""
     group.add_argument("--recall", metavar="R", type=int, default=0,
                        help=f"{declared('recall')} (default: 0, off)")  # fmt: skip
     group.add_argument("--recall-store", metavar="N|SIZE", default=None,
@@ -116,6 +117,8 @@ def add_recall_arguments(group: Any) -> None:
                        help=f"{declared('recall_dtype')}; none keeps the model's dtype (default: none)")  # fmt: skip
     group.add_argument("--recall-score", metavar="|".join(RECALL_SCORES), default=None,
                        help=f"{declared('recall_score')} (default: distance)")  # fmt: skip
+    group.add_argument("--recall-block", metavar="N", type=int, default=None,
+                       help=f"{declared('recall_block')} (default: 4, or the largest of 2 and 1 that divides --recall)")  # fmt: skip
 
 
 def recall_score_name(text: str) -> str:
@@ -126,8 +129,9 @@ def recall_score_name(text: str) -> str:
 
 
 def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """LimitConfig's recall, recall_store and recall_dtype from `--recall`, `--recall-store` and
-    `--recall-dtype` (validated by `LimitConfig.create`; the words checked here)."""
+    """LimitConfig's recall, recall_store, recall_dtype, recall_score and recall_block from `--recall`,
+    `--recall-store`, `--recall-dtype`, `--recall-score` and `--recall-block` (validated by
+    `LimitConfig.create`; the words checked here)."""
     dtype = args.recall_dtype.strip().lower()
     if dtype not in ("none", *RECALL_DTYPES):
         raise CLIError(f"--recall-dtype {args.recall_dtype!r} is not one of none, {', '.join(RECALL_DTYPES)}")
@@ -137,6 +141,7 @@ def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "recall_store": args.recall_store,
         "recall_dtype": None if dtype == "none" else dtype,
         "recall_score": score,
+        "recall_block": args.recall_block,
     }
 
 

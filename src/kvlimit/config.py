@@ -137,6 +137,14 @@ CACHE_OPTIONS = (
         "S",
         "distance",
     ),
+    Option(
+        "recall_block",
+        "with recall: tokens per block of the recall store, the unit recall scores and brings back; a divisor "
+        "of recall (smaller blocks hold more of the full cache's attention in the same slots; larger ones keep "
+        "more of a phrase together)",
+        "N",
+        "4, or the largest of 2 and 1 that divides recall",
+    ),
 )
 
 #: Quantized dtypes the recall store keeps.
@@ -176,6 +184,7 @@ class LimitConfig:
             for the whole store in bytes (both None: no bound).
         recall_dtype: "int8" / "int4" codes in the recall store, or None (the model's dtype).
         recall_score: "distance", "keys" or "bounds", how the recall tier scores its blocks.
+        recall_block: tokens per block of the recall store (None: `kvlimit.cache.recall.block_for`).
     """
 
     cache_limit_tokens: int | None
@@ -190,6 +199,7 @@ class LimitConfig:
     recall_store_bytes: int | None = None
     recall_dtype: str | None = None
     recall_score: str = "distance"
+    recall_block: int | None = None
 
     @classmethod
     def create(
@@ -205,6 +215,7 @@ class LimitConfig:
         recall_store: int | str | None = None,
         recall_dtype: str | None = None,
         recall_score: str | None = None,
+        recall_block: int | None = None,
         **policy_settings: Any,
     ) -> LimitConfig:
         """Validate user arguments. `policy_settings` (e.g. ``n_sink=2``) configure a policy named by string."""
@@ -226,7 +237,9 @@ class LimitConfig:
             raise ValueError(f"cache_limit must be a positive number of tokens; got {cache_limit!r}")
 
         policy_obj = make_policy(policy, **policy_settings)
-        recall_slots = _check_recall(recall, recall_store, recall_dtype, recall_score, policy_obj, tokens)
+        recall_slots = _check_recall(
+            recall, recall_store, recall_dtype, recall_score, recall_block, policy_obj, tokens
+        )
         if tokens is not None:
             policy_obj.check_limit(tokens - recall_slots)
 
@@ -254,7 +267,7 @@ class LimitConfig:
         group = DEFAULT_KV_GROUP if kv_group is None else check_kv_group(kv_group)
         store_tokens, store_bytes = _recall_store(recall_store)
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
-                   store_bytes, recall_dtype, recall_score or "distance")  # fmt: skip
+                   store_bytes, recall_dtype, recall_score or "distance", recall_block)  # fmt: skip
 
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
@@ -292,6 +305,7 @@ class LimitConfig:
             recall_store=given.pop("recall_store"),
             recall_dtype=given.pop("recall_dtype"),
             recall_score=given.pop("recall_score"),
+            recall_block=given.pop("recall_block"),
             **given,
         )
 
@@ -340,6 +354,7 @@ class LimitConfig:
             recalled = f", recall={self.recall}" + (f" (store bound {bound})" if bound else "")
             recalled += f", recall_dtype={self.recall_dtype}" if self.recall_dtype else ""
             recalled += f", recall_score={self.recall_score}" if self.recall_score != "distance" else ""
+            recalled += f", recall_block={self.recall_block}" if self.recall_block is not None else ""
         return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}{recalled}"
 
 
@@ -352,14 +367,26 @@ def recall_slots(value: int | float, limit: int) -> int:
 
 
 def _check_recall(
-    recall: object, store: object, dtype: object, score: object, policy: EvictionPolicy, tokens: int | None
+    recall: object,
+    store: object,
+    dtype: object,
+    score: object,
+    block: object,
+    policy: EvictionPolicy,
+    tokens: int | None,
 ) -> int:
     """The recalled slots (0 for None), with the recall options checked against each other and the limit."""
     slots = check_int("recall", recall, at_least=0, none_means="no recall tier") or 0
+    tokens_per_block = check_int("recall_block", block, at_least=1, none_means="the default block")
     if not slots:
         named = [
             f"{name}={value!r}"
-            for name, value in (("recall_store", store), ("recall_dtype", dtype), ("recall_score", score))
+            for name, value in (
+                ("recall_store", store),
+                ("recall_dtype", dtype),
+                ("recall_score", score),
+                ("recall_block", block),
+            )
             if value is not None
         ]
         if named:
@@ -374,6 +401,11 @@ def _check_recall(
         )
     if score is not None and score not in RECALL_SCORES:
         raise ValueError(f"recall_score={score!r} is not one of {', '.join(map(repr, RECALL_SCORES))}")
+    if tokens_per_block is not None and slots % tokens_per_block:
+        divisors = [d for d in range(1, slots + 1) if slots % d == 0]
+        raise ValueError(
+            f"recall_block={block} must divide recall={slots}: one of {', '.join(map(str, divisors))}"
+        )
     if dtype is not None and dtype not in RECALL_DTYPES:
         raise ValueError(
             f"recall_dtype={dtype!r} is not one of {', '.join(map(repr, RECALL_DTYPES))} or None (the model's dtype)"

@@ -80,6 +80,7 @@ def generate(
     recall_store: int | str | None = None,
     recall_dtype: str | None = None,
     recall_score: str | None = None,
+    recall_block: int | None = None,
     window: int | None = None,
     streamer: Any = None,
     compile: bool | None = None,
@@ -122,6 +123,9 @@ def generate(
         recall_score: how blocks are chosen: "distance" (default: each block's best key for the step's
             queries, each key seen at its distance from the query, as the full cache sees it), "keys"
             (the same, every block judged at one distance) or "bounds" (Quest's per-channel key bounds).
+        recall_block: tokens per block of the recall store, a divisor of `recall` (None: 4, or the
+            largest of 2 and 1 that divides `recall`): smaller blocks hold more of the attention the full
+            cache pays in the same slots; larger ones keep a phrase together.
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
         compile: True: compile the decode step (torch.compile, the whole forward in one graph, on any

@@ -71,6 +71,9 @@ def register(subparsers: Any) -> None:
     runs.add_argument("--recall-score", metavar="S[,S...]", default="distance",
                       help=f"how recalled blocks are chosen, comma-separated, from {', '.join(RECALL_SCORES)} "
                       "(default: distance); each recall tier runs with each")  # fmt: skip
+    runs.add_argument("--recall-block", metavar="N[,N...]", default=None,
+                      help="tokens per recall block, comma-separated (default: kvlimit's, 4 where it divides "
+                      "the recall tier); each recall tier runs with each")  # fmt: skip
     runs.add_argument(
         "--tokens", type=int, metavar="N", default=1024, help="tokens of the text (default: 1024)"
     )
@@ -89,10 +92,15 @@ def register(subparsers: Any) -> None:
 
 
 def _configs(args: argparse.Namespace) -> dict[str, LimitConfig]:
-    """Every (policy, limit, recall, recall score) of the arguments, named like `kvlimit ppl`'s runs."""
+    """Every (policy, limit, recall, recall score, recall block) of the arguments, named like `kvlimit ppl`'s
+    runs."""
     limits = parse_list(args.cache_limit, _count("--cache-limit"), option="--cache-limit")
     names = parse_list(args.policy, policy_name, option="--policy")
     scores = parse_list(args.recall_score, recall_score_name, option="--recall-score")
+    blocks: list[int | None] = (
+        [None] if args.recall_block is None else parse_list(args.recall_block, _count("--recall-block", 1),
+                                                            option="--recall-block")
+    )  # fmt: skip
     settings = policy_settings_from_args(args, names)
     configs = {}
     for name in names:
@@ -100,11 +108,14 @@ def _configs(args: argparse.Namespace) -> dict[str, LimitConfig]:
         for limit in limits:
             for value in recall_values(args.recall) or [0] if not policy.per_layer else [0]:
                 recall = recall_slots(value, limit)
-                for score in scores if recall else [None]:  # without recall, no score
-                    tier = (f"+recall{recall}" + (f"/{score}" if len(scores) > 1 else "")) if recall else ""
+                for score, block in [(s, b) for s in scores for b in blocks] if recall else [(None, None)]:
+                    tier = ""  # without recall, no score or block
+                    if recall:
+                        tier = f"+recall{recall}" + (f"/{score}" if len(scores) > 1 else "")
+                        tier += f"/b{block}" if block is not None else ""
                     try:
                         configs[f"{name}{tier}@{limit}"] = LimitConfig.create(
-                            limit, policy, recall=recall or None, recall_score=score
+                            limit, policy, recall=recall or None, recall_score=score, recall_block=block
                         )
                     except ValueError as exc:
                         message = f"{exc} (--cache-limit {limit}, --recall {args.recall})"
@@ -159,10 +170,10 @@ def table(results: list[ConfigRecall]) -> str:
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows)
 
 
-def _count(option: str) -> Any:
+def _count(option: str, least: int = 2) -> Any:
     def parse(text: str) -> int:
-        if not text.strip().isdigit() or int(text) < 2:
-            raise CLIError(f"{option} takes token counts of at least 2; got {text!r}")
+        if not text.strip().isdigit() or int(text) < least:
+            raise CLIError(f"{option} takes token counts of at least {least}; got {text!r}")
         return int(text)
 
     return parse
