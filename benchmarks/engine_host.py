@@ -3,11 +3,14 @@
 On a GPU a forward of 16 rows of a small model costs about what one row's does, so whatever the engine
 does per row outside the forward (processors, choosing tokens, stopping checks, admitting prompts)
 decides its rate. A 4-layer random Llama on the CPU puts the forward in the same proportion. This
-script runs the same 16 prompts through `kvlimit.ContinuousEngine` (16 rows) and through one static
-`kvlimit.generate` batch, greedy and sampling, best of `--repeats` interleaved runs, and prints the
-tokens/s of each and their ratio, for each `--prefill-rows` (prompts the engine prefills together).
+script runs the same prompts (as many as rows, every row running to the end) through
+`kvlimit.ContinuousEngine` (R rows) and through one static `kvlimit.generate` batch, greedy and
+sampling, best of `--repeats` interleaved runs, and prints the tokens/s of each and their ratio, for
+each `--prefill-rows` (prompts the engine prefills together) and each `--rows`.
 
     python benchmarks/engine_host.py
+    python benchmarks/engine_host.py --model /tmp/smollm2-random --device cuda --dtype bfloat16 \
+        --rows 16,64 --compile     # on a GPU: both sides compiled (the engine's captured step)
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import pathlib
 import sys
 import time
+from typing import Any
 
 import torch
 
@@ -31,45 +35,79 @@ DECODINGS = {
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--prompts", type=int, default=16)
-    parser.add_argument("--new-tokens", type=int, default=128)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--prefill-rows", default="1,4,16",
-                        help="the engine's prefill_rows, each run beside the same static batch")  # fmt: skip
-    args = parser.parse_args()
-    model = make_model("llama", num_layers=4, num_attention_heads=4, num_key_value_heads=2,
-                       max_position_embeddings=1024)  # fmt: skip
+def build(args: argparse.Namespace) -> Any:
+    """The model: a folder's (`--model`, in `--dtype` on `--device`), or the 4-layer random Llama."""
+    if args.model is None:
+        return make_model("llama", num_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                          max_position_embeddings=1024).to(args.device)  # fmt: skip
+    from kvlimit.models import load_model
+
+    return load_model(args.model, dtype=args.dtype, device=args.device).model
+
+
+def sync(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def measure(model: Any, args: argparse.Namespace, rows: int, variants: list[int]) -> None:
+    """Print one table per decoding for `rows` rows and prompts."""
+    device = next(model.parameters()).device
     generator = torch.Generator().manual_seed(0)
-    prompts = torch.randint(3, model.config.vocab_size, (args.prompts, 12), generator=generator)
+    prompts = torch.randint(3, model.config.vocab_size, (rows, 12), generator=generator).to(device)
     requests = [kvlimit.Request(f"p{i}", ids.tolist()) for i, ids in enumerate(prompts)]
-    config = kvlimit.LimitConfig.create(32)
-    tokens = args.prompts * args.new_tokens
-    variants = [int(p) for p in args.prefill_rows.split(",")]
+    config = kvlimit.LimitConfig.create(args.cache_limit)
+    tokens = rows * args.new_tokens
     for name, decoding in DECODINGS.items():
         decoding = {"max_new_tokens": args.new_tokens, "min_new_tokens": args.new_tokens, **decoding}
         best = {**{f"continuous, prefill_rows={p}": float("inf") for p in variants}, "static": float("inf")}
         for _ in range(args.repeats):
             for p in variants:
+                sync(args.device)
                 start = time.perf_counter()
-                engine = kvlimit.ContinuousEngine(model, config, rows=args.prompts, decoding=decoding, seed=1,
-                                                  prefill_rows=p)  # fmt: skip
+                engine = kvlimit.ContinuousEngine(model, config, rows=rows, decoding=decoding, seed=1,
+                                                  prefill_rows=p, compile=args.compile)  # fmt: skip
                 for _ in engine.run(requests):
                     pass
+                sync(args.device)
                 key = f"continuous, prefill_rows={p}"
                 best[key] = min(best[key], time.perf_counter() - start)
+            sync(args.device)
             start = time.perf_counter()
             kvlimit.generate(model, input_ids=prompts, attention_mask=torch.ones_like(prompts), cache_limit=config,
-                             pad_token_id=0, **decoding)  # fmt: skip
+                             pad_token_id=0, compile=args.compile, **decoding)  # fmt: skip
+            sync(args.device)
             best["static"] = min(best["static"], time.perf_counter() - start)
         static = tokens / best["static"]
-        print(f"{name}: static {static:7.0f} tokens/s")
+        print(f"{name}, {rows} rows: static {static:7.0f} tokens/s")
         for key, seconds in best.items():
             if key != "static":
                 print(
                     f"  {key:<26} {tokens / seconds:7.0f} tokens/s, / static {tokens / seconds / static:.2f}"
                 )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", default="16", help="rows (and prompts), comma-separated (default: 16)")
+    parser.add_argument("--new-tokens", type=int, default=128)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cache-limit", type=int, default=32)
+    parser.add_argument("--prefill-rows", default="1,4,16",
+                        help="the engine's prefill_rows, each run beside the same static batch")  # fmt: skip
+    parser.add_argument("--model", default=None, help="a model folder (default: a 4-layer random Llama)")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--dtype", default="auto", help="with --model: auto, float32, float16 or bfloat16")
+    parser.add_argument("--compile", action="store_true",
+                        help="compile both sides' decode steps (kvlimit's static step; CUDA graphs on a GPU)")  # fmt: skip
+    args = parser.parse_args()
+    model = build(args)
+    variants = [int(p) for p in args.prefill_rows.split(",")]
+    print(f"{args.model or '4-layer random Llama'} on {args.device}, limit {args.cache_limit}, "
+          f"{args.new_tokens} new tokens a row, prompts of 12 tokens, best of {args.repeats}"
+          f"{', compiled' if args.compile else ''}")  # fmt: skip
+    for rows in (int(r) for r in args.rows.split(",")):
+        measure(model, args, rows, variants)
 
 
 if __name__ == "__main__":
