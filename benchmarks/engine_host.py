@@ -24,6 +24,7 @@ from typing import Any
 import torch
 
 import kvlimit
+from kvlimit.bench.clock import sync
 
 # the repository, for the tests' model builder
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
@@ -45,11 +46,6 @@ def build(args: argparse.Namespace) -> Any:
     return load_model(args.model, dtype=args.dtype, device=args.device).model
 
 
-def sync(device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
-
-
 def measure(model: Any, args: argparse.Namespace, rows: int, variants: list[int]) -> None:
     """Print one table per decoding for `rows` rows and prompts."""
     device = next(model.parameters()).device
@@ -63,20 +59,20 @@ def measure(model: Any, args: argparse.Namespace, rows: int, variants: list[int]
         best = {**{f"continuous, prefill_rows={p}": float("inf") for p in variants}, "static": float("inf")}
         for _ in range(args.repeats):
             for p in variants:
-                sync(args.device)
+                sync(device)
                 start = time.perf_counter()
                 engine = kvlimit.ContinuousEngine(model, config, rows=rows, decoding=decoding, seed=1,
                                                   prefill_rows=p, compile=args.compile)  # fmt: skip
                 for _ in engine.run(requests):
                     pass
-                sync(args.device)
+                sync(device)
                 key = f"continuous, prefill_rows={p}"
                 best[key] = min(best[key], time.perf_counter() - start)
-            sync(args.device)
+            sync(device)
             start = time.perf_counter()
             kvlimit.generate(model, input_ids=prompts, attention_mask=torch.ones_like(prompts), cache_limit=config,
                              pad_token_id=0, compile=args.compile, **decoding)  # fmt: skip
-            sync(args.device)
+            sync(device)
             best["static"] = min(best["static"], time.perf_counter() - start)
         static = tokens / best["static"]
         print(f"{name}, {rows} rows: static {static:7.0f} tokens/s")

@@ -559,7 +559,7 @@ class ContinuousEngine:
         free row from its prompt's row of the prefill cache."""
         assert self.cache is not None
         free = iter([b for b, row in enumerate(self._rows) if row is None])
-        starting: list[tuple[int, int, _Row]] = []  # (batch row, prefill row, its sequence)
+        starting: list[tuple[int, int, _Row]] = []  # (batch row, prefill row, the sequence)
         for k, queued in fill.members:
             for sequence in range(queued.sequences):
                 generator = None

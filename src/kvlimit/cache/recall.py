@@ -256,8 +256,8 @@ class RecallStore:
         bound = self._block_scores(group, i, ids, grouped, query_index)  # (batch, kv_heads, blocks)
         if not self.per_head:
             bound = bound.sum(dim=1, keepdim=True).expand(-1, kv_heads, -1)
-        # bounds rounded to float16 and ties to the oldest block (a stable sort below): a row's choice
-        # does not move with the float noise between a row alone and in a batch
+        # bounds rounded to float16 and ties to the oldest block (`best_columns`): a row's choice does
+        # not move with the float noise between a row alone and in a batch
         bound = bound.clamp(-6e4, 6e4).half().masked_fill(absent, float("-inf"))
         picks = min(self.picks, table.shape[1])
         # present blocks come first in the table and score above absent ones: the chosen columns in

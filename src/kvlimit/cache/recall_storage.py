@@ -170,14 +170,12 @@ class RecallGroup:
         """Layer i's blocks `at` (batch, kv_heads, picks) head by head, `heads` (1, kv_heads, 1): (batch,
         kv_heads, picks, block, dim); or with `heads` None, blocks `at` (batch, n) whole, heads first:
         (kv_heads, batch, n, block, dim)."""
+        tensors = list(stored.tensors()) if isinstance(stored, Codes) else [stored]
         if heads is None:
-            where = (slice(None), at)
-            parts = [t[i][where] for t in _parts(stored)]
+            parts = [t[i][:, at] for t in tensors]
         else:  # one index_select of (head, block) rows of the layer's storage (kv_heads x capacity, ...)
-            flat = (heads * _parts(stored)[0].shape[2] + at).reshape(-1)
-            parts = [
-                t[i].flatten(0, 1).index_select(0, flat).view(*at.shape, *t.shape[3:]) for t in _parts(stored)
-            ]
+            flat = (heads * tensors[0].shape[2] + at).reshape(-1)
+            parts = [t[i].flatten(0, 1).index_select(0, flat).view(*at.shape, *t.shape[3:]) for t in tensors]
         if isinstance(stored, Codes):
             assert homes.scheme is not None
             return homes.scheme.dequantize(Codes(*parts), homes.dtype)
@@ -186,10 +184,6 @@ class RecallGroup:
     def copy_block(self, source: int, target: int) -> None:
         for t in self.parts():
             t[:, :, target] = t[:, :, source]
-
-
-def _parts(stored: torch.Tensor | Codes) -> list[torch.Tensor]:
-    return list(stored.tensors()) if isinstance(stored, Codes) else [stored]
 
 
 def _grown(
