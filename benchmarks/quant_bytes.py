@@ -29,13 +29,15 @@ logging.basicConfig(level=logging.WARNING)
 
 
 def tensor_bytes(obj: Any, seen: set[int] | None = None) -> int:
-    """Bytes of every distinct tensor reachable from `obj` through attributes, tuples, lists and dicts."""
+    """Bytes of every distinct storage reachable from `obj` through attributes, tuples, lists and dicts
+    (a view of a storage already counted, such as one layer of a stacked allocation, adds nothing)."""
     seen = set() if seen is None else seen
     if isinstance(obj, torch.Tensor):
-        if id(obj) in seen:
+        storage = obj.untyped_storage()
+        if storage.data_ptr() in seen:
             return 0
-        seen.add(id(obj))
-        return obj.numel() * obj.element_size()
+        seen.add(storage.data_ptr())
+        return int(storage.nbytes())
     if isinstance(obj, (list, tuple)):
         return sum(tensor_bytes(o, seen) for o in obj)
     if isinstance(obj, dict):
@@ -62,7 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=4096)
     parser.add_argument("--cache-limit", default="256,1024")
-    parser.add_argument("--kv-dtype", default="int8,int4,fp8")
+    parser.add_argument("--kv-dtype", default="int8,int4,fp8,k8v4")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     torch.set_num_threads(2)

@@ -38,7 +38,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kvlimit
-from kvlimit.cache.quant import BITS
+from kvlimit.cache.quant import BITS, KV_DTYPES
 from kvlimit.config import argument_names
 from kvlimit.policies import POLICIES, RENAMED_SETTINGS, policies_taking
 
@@ -208,10 +208,12 @@ def cases(draw: st.DrawFn) -> Case:
         recall_dtype=recall_dtype,
         recall_score=recall_score,
     )
-    # the block size follows from the case's seed rather than a draw of its own: a new draw would shift
-    # every later case of the derandomized stream (and the profile the fuzz promises)
+    # the block size and "k8v4" (in half the cases drawn int4) follow from the case's seed rather than
+    # draws of their own: a new draw would shift every later case of the derandomized stream (and the
+    # profile the fuzz promises)
     block = None if case.seed % 3 == 0 or recall is None else _divisor(recall, 1 + case.seed % 8)
-    return replace(case, recall_block=block)
+    mixed = "k8v4" if kv_dtype == "int4" and case.seed % 2 else kv_dtype
+    return replace(case, recall_block=block, kv_dtype=mixed)
 
 
 def _divisor(slots: int, near: int) -> int:
@@ -412,7 +414,7 @@ def test_the_profile_has_the_cases_it_promises() -> None:
     assert {c.recall_score for c in recalled} >= {"keys", "bounds"}
     assert len({c.recall_block for c in recalled}) >= 3  # the default and given block sizes
     assert any(c.recall_store for c in recalled) and any(c.mode == "beams" for c in recalled)
-    assert {c.kv_dtype for c in seen} == {None, *BITS} and {c.kv_group for c in seen if c.kv_dtype} >= {
+    assert {c.kv_dtype for c in seen} == {None, *KV_DTYPES} and {c.kv_group for c in seen if c.kv_dtype} >= {
         None,
         8,
         16,

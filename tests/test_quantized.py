@@ -24,7 +24,7 @@ from transformers import LogitsProcessorList
 
 import kvlimit
 from kvlimit.cache import KVStore, QuantizedStore
-from kvlimit.cache.quant import BITS, block_size, hadamard, scheme, turns
+from kvlimit.cache.quant import BITS, KV_DTYPES, block_size, hadamard, scheme, turns
 from kvlimit.sizing import row_cost
 
 from .helpers import (
@@ -38,7 +38,8 @@ from .helpers import (
     syncs_per_step,
 )
 
-DTYPES = tuple(BITS)
+ELEMENTS = tuple(BITS)  # the schemes ("int8", "int4", "fp8")
+DTYPES = tuple(KV_DTYPES)  # what a cache takes: the schemes, and "k8v4" (int8 keys, int4 values)
 LIMIT = 16
 NEW = 40
 
@@ -102,7 +103,7 @@ def test_with_kv_dtype_every_bounded_layer_is_quantized(kv_dtype):
 
 # --- 2. the schemes ---------------------------------------------------------------------------
 vectors = st.tuples(
-    st.sampled_from(DTYPES),
+    st.sampled_from(ELEMENTS),
     st.sampled_from([16, 32, 64, 96, 128]),  # dims
     st.sampled_from([8, 16, 32, 64]),  # groups
     st.floats(1e-3, 50.0),  # magnitude (blocks stay inside float16's range, as the scheme requires)
@@ -140,7 +141,7 @@ def test_hadamard_is_sylvesters_matrix_and_its_own_inverse(n):
     assert turns(n) and not turns(n + 2 if n > 2 else 3)
 
 
-@pytest.mark.parametrize("kv_dtype", DTYPES)
+@pytest.mark.parametrize("kv_dtype", ELEMENTS)
 def test_stored_bytes_per_vector_match_the_codes(kv_dtype):
     stored = scheme(kv_dtype)
     for dim, group in ((64, 32), (128, 32), (80, 32), (96, 64)):
@@ -157,7 +158,7 @@ def test_every_familys_keys_and_values_round_trip_within_the_bound(family):
                            return_dict_in_generate=True)  # fmt: skip
     for layer in output_cache(out).bounded_layers():
         for tensor in (layer.keys, layer.values):
-            for name in DTYPES:
+            for name in ELEMENTS:
                 block = block_size(tensor.shape[-1], 32)
                 want = turned(name, tensor, block)
                 error = (turned(name, round_trip(name, tensor, 32), block) - want).abs()
@@ -167,24 +168,28 @@ def test_every_familys_keys_and_values_round_trip_within_the_bound(family):
 # --- 3. exact plumbing: the quantized cache is a float cache that rounds what it stores -------
 class RoundingStore(KVStore):
     """A float store that rounds every key and value it stores (and shows a chunk's queries) through
-    `kv_dtype`, except its first `float_slots` slots, and rounds moved keys again: what
-    `QuantizedStore` must equal."""
+    `kv_dtype`'s key and value schemes, except its first `float_slots` slots, and rounds moved keys
+    again: what `QuantizedStore` must equal."""
 
     def __init__(self, layout, *, kv_dtype, kv_group, float_slots):
         super().__init__(layout)
-        self.rounding, self.kv_group, self.float_slots = kv_dtype, kv_group, float_slots
+        self.key_rounding, self.value_rounding = KV_DTYPES[kv_dtype]
+        self.kv_group, self.float_slots = kv_group, float_slots
 
     def _round(self, x):
-        return round_trip(self.rounding, x, self.kv_group)
+        return round_trip(self.key_rounding, x, self.kv_group)
+
+    def _round_values(self, x):
+        return round_trip(self.value_rounding, x, self.kv_group)
 
     def write_token(self, layer, slot, key_states, value_states, *, first_index=0):
         sink = (slot < self.float_slots).view(-1, 1, 1, 1)  # the oracle always checks, on the device
         keys = torch.where(sink, key_states, self._round(key_states))
-        values = torch.where(sink, value_states, self._round(value_states))
+        values = torch.where(sink, value_states, self._round_values(value_states))
         super().write_token(layer, slot, keys, values, first_index=first_index)
 
     def as_stored(self, layer, key_states, value_states, placed):
-        keys, values = self._round(key_states), self._round(value_states)
+        keys, values = self._round(key_states), self._round_values(value_states)
         if placed is not None:
             sink = placed.slots < self.float_slots
             rows, cols = placed.rows[sink], placed.cols[sink]
@@ -195,7 +200,7 @@ class RoundingStore(KVStore):
     def write(self, layer, rows, slots, keys, values):
         sink = (slots < self.float_slots).view(-1, 1, 1)
         super().write(layer, rows, slots, torch.where(sink, keys, self._round(keys)),
-                      torch.where(sink, values, self._round(values)))  # fmt: skip
+                      torch.where(sink, values, self._round_values(values)))  # fmt: skip
 
     def rotate_keys(self, layer, rope, delta, start=0):
         super().rotate_keys(layer, rope, delta, start)
@@ -247,7 +252,7 @@ def _pair(model, ids, mask, kv_dtype, policy, **generate_kwargs):
 def test_quantized_cache_is_the_float_cache_rounding_what_it_stores(family, policy):
     model = make_model(family)
     ids, mask = left_padded(model, lengths=(5, 9))
-    kv_dtype = DTYPES[sorted(FAMILIES).index(family) % len(DTYPES)]  # each dtype on a third of the families
+    kv_dtype = DTYPES[sorted(FAMILIES).index(family) % len(DTYPES)]  # each dtype on a quarter of the families
     quantized, oracle = _pair(model, ids, mask, kv_dtype, policy, max_new_tokens=NEW)
     assert torch.equal(quantized.sequences, oracle.sequences), (family, policy, kv_dtype)
     for got, want in zip(quantized.logits, oracle.logits, strict=True):
@@ -406,7 +411,7 @@ def test_decode_steps_add_no_host_sync(kv_dtype, policy):
 def test_bad_settings_name_the_parameter():
     model = make_model("llama")
     ids, mask = left_padded(model)
-    with pytest.raises(ValueError, match=r"kv_dtype='int3' is not one of 'int8', 'int4', 'fp8'"):
+    with pytest.raises(ValueError, match=r"kv_dtype='int3' is not one of 'int8', 'int4', 'fp8', 'k8v4'"):
         kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=8, kv_dtype="int3")
     with pytest.raises(ValueError, match="kv_group must be an even int >= 2"):
         kvlimit.generate(
@@ -427,9 +432,10 @@ def test_quantized_perplexity_on_a_real_text_stays_near_float():
     """The embedded SmolLM2 streams 2,000 tokens of the Botchan corpus at limit 256: int8 within 1% of
     the float cache's perplexity, int4 within 6%. Measured here: int8 +0.13%, int4 +4.9% (+7.0% without
     the Hadamard turn, which this bound would catch); README, "Quantized storage", 8,000 tokens: int8
-    +0.1%, int4 +4.4%. int4 read +1.1% before 71009b1 only because a chunk's own keys were shown in
-    floats while every other key was shown as stored (what a decode step sees); the issue's goal, 1%,
-    is not met, and this bound guards against worse."""
+    +0.1%, int4 +4.4%, k8v4 +0.3%. int4 read +1.1% before 71009b1 only because a chunk's own keys were
+    shown in floats while every other key was shown as stored (what a decode step sees); the issue's
+    goal, 1%, is not met by int4 (this bound guards against worse) and is by k8v4 (int8 keys, int4
+    values: the same 1% as int8 holds it to)."""
     from kvlimit.eval.corpus import ensure_corpus
     from kvlimit.eval.perplexity import streaming_perplexity
     from kvlimit.models import load_model
@@ -439,7 +445,8 @@ def test_quantized_perplexity_on_a_real_text_stays_near_float():
     ids = loaded.tokenizer(text, add_special_tokens=False)["input_ids"][:2000]
     ppl = {
         kv_dtype: streaming_perplexity(loaded.model, ids, cache_limit=256, kv_dtype=kv_dtype).ppl
-        for kv_dtype in (None, "int8", "int4")
+        for kv_dtype in (None, "int8", "int4", "k8v4")
     }
     assert ppl["int8"] <= 1.01 * ppl[None], ppl
+    assert ppl["k8v4"] <= 1.01 * ppl[None], ppl
     assert ppl["int4"] <= 1.06 * ppl[None], ppl

@@ -104,8 +104,15 @@ def test_plan_counts_quantized_rows(tiny, capsys):
 def test_info_shows_the_quantized_bytes_per_token(tiny, capsys):
     facts = run_json(capsys, "info", "--model", tiny.folder, "--json", "--quiet")
     quantized = facts["kv_bytes_per_token_quantized"]
-    assert set(quantized) == {"int8", "int4", "fp8"}
-    assert quantized["int4"] < quantized["int8"] == quantized["fp8"] < facts["kv_bytes_per_token"]
+    assert set(quantized) == {"int8", "int4", "fp8", "k8v4"}
+    assert (
+        quantized["int4"]
+        < quantized["k8v4"]
+        < quantized["int8"]
+        == quantized["fp8"]
+        < facts["kv_bytes_per_token"]
+    )
+    assert 2 * quantized["k8v4"] == quantized["int8"] + quantized["int4"]  # int8 keys, int4 values
     assert quantized == {name: kvlimit.kv_bytes_per_token(tiny.model, name) for name in quantized}
 
 

@@ -188,5 +188,5 @@ def _store(
     )
     if config.kv_dtype is None:
         return KVStore(store_layout)
-    return QuantizedStore(store_layout, scheme=quant.scheme(config.kv_dtype), kv_group=config.kv_group,
+    return QuantizedStore(store_layout, schemes=quant.kv_schemes(config.kv_dtype), kv_group=config.kv_group,
                           float_slots=config.policy.protected_tokens)  # fmt: skip

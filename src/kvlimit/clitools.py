@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from . import models as _models
-from .cache.quant import BITS, DEFAULT_KV_GROUP, check_kv_group
+from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
 from .config import CACHE_OPTIONS, RECALL_DTYPES, RECALL_SCORES, parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
 from .policies import POLICIES, RENAMED_SETTINGS, declared_settings, policies_taking, policy_names
@@ -67,7 +67,7 @@ def add_kv_storage_arguments(group: Any) -> None:
     """`--kv-dtype` and `--kv-group`: how the cache stores keys and values (one choice)."""
     group.add_argument(
         "--kv-dtype",
-        metavar="|".join(("none", *BITS)),
+        metavar="|".join(("none", *KV_DTYPES)),
         default="none",
         help=f"{declared('kv_dtype')}; none keeps the model's dtype (default: none)",
     )
@@ -85,8 +85,8 @@ def kv_dtype_name(text: str, *, option: str = "--kv-dtype") -> str | None:
     name = text.strip().lower()
     if name == "none":
         return None
-    if name not in BITS:
-        raise CLIError(f"{option} {text!r} is not one of none, {', '.join(BITS)}")
+    if name not in KV_DTYPES:
+        raise CLIError(f"{option} {text!r} is not one of none, {', '.join(KV_DTYPES)}")
     return name
 
 

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .cache.quant import BITS, DEFAULT_KV_GROUP, check_kv_group
+from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
 from .checks import check_int
 from .policies import RENAMED_SETTINGS, EvictionPolicy, declared_settings, make_policy
 
@@ -176,7 +176,8 @@ class LimitConfig:
         policy: the eviction policy object.
         positions: "auto", or for learned-absolute-position models "reencode" / "clamp".
         prefill_chunk: tokens per forward when a prompt is longer than the limit (None: automatic).
-        kv_dtype: quantized storage "int8", "int4" or "fp8" (`kvlimit.cache.quant`), or None (the
+        kv_dtype: quantized storage "int8", "int4", "fp8" or "k8v4" (int8 keys, int4 values:
+            `kvlimit.cache.quant`), or None (the
             model's dtype).
         kv_group: dims per quantization block, one scale each.
         recall: slots of the limit for recalled tokens (0: no recall tier; `kvlimit.cache.recall`).
@@ -259,10 +260,10 @@ class LimitConfig:
                         f"(cache_limit {tokens}{recalled} - {policy_obj.protected_tokens} protected tokens = "
                         f"{room}); use prefill_chunk <= {room}"
                     )
-        if kv_dtype is not None and kv_dtype not in BITS:
+        if kv_dtype is not None and kv_dtype not in KV_DTYPES:
             raise ValueError(
-                f"kv_dtype={kv_dtype!r} is not one of {', '.join(map(repr, BITS))} or None (the model's dtype)"
-                f"{suggest(str(kv_dtype), tuple(BITS))}"
+                f"kv_dtype={kv_dtype!r} is not one of {', '.join(map(repr, KV_DTYPES))} or None (the model's dtype)"
+                f"{suggest(str(kv_dtype), tuple(KV_DTYPES))}"
             )
         group = DEFAULT_KV_GROUP if kv_group is None else check_kv_group(kv_group)
         store_tokens, store_bytes = _recall_store(recall_store)

@@ -110,7 +110,8 @@ def generate(
         prefill_chunk: tokens per forward when the prompt is longer than the limit (default: a
             quarter of the limit, at most the limit minus the protected tokens).
         kv_dtype: store the bounded cache quantized: "int8" or "fp8" (about a half of bfloat16's
-            bytes), "int4" (about a third); None (default) keeps the model's dtype. Per token, in
+            bytes), "int4" (about a third), "k8v4" (int8 keys, int4 values: about 0.4, near int8's
+            quality); None (default) keeps the model's dtype. Per token, in
             blocks of `kv_group` dims with one float16 scale each; the sinks stay in the model's dtype.
         kv_group: dims per quantization block (default 32, as llama.cpp's q8_0 / q4_0).
         recall: slots of the limit given to recalled tokens (0 or None: off). What the policy evicts

@@ -213,7 +213,7 @@ def plan(
 ) -> MemoryPlan:
     """How many sequences fit `memory` at each of `limits` and with the stock cache (module docstring).
 
-    `kv_dtype` ("int8", "int4", "fp8"): the bounded rows store keys and values quantized in blocks of
+    `kv_dtype` ("int8", "int4", "fp8", "k8v4"): the bounded rows store keys and values quantized in blocks of
     `kv_group` dims; the stock row stays in the model's dtype. `config`: a `LimitConfig` whose policy
     and storage are planned instead of `policy`, `kv_dtype` and `kv_group` (its own limit is not used:
     `limits` are).

@@ -54,7 +54,7 @@ def kv_bytes_per_token(
     shapes = kv_shapes(model)
     if kv_dtype is None:
         return sum(shape.nbytes for shape in shapes)
-    stored = quant.scheme(kv_dtype)
+    schemes = quant.kv_schemes(kv_dtype)
     spec = hf.inspect_model(model)
     sliding = {i for i, kind in enumerate(spec.layer_types) if kind == "sliding_attention"}
     total = 0
@@ -62,7 +62,10 @@ def kv_bytes_per_token(
         if idx in sliding:
             total += shape.nbytes
             continue
-        for heads, dim in ((shape.key_heads, shape.key_dim), (shape.value_heads, shape.value_dim)):
+        for stored, heads, dim in (
+            (schemes[0], shape.key_heads, shape.key_dim),
+            (schemes[1], shape.value_heads, shape.value_dim),
+        ):
             total += heads * stored.bytes_per_vector(dim, quant.block_size(dim, kv_group))
     return total
 

@@ -27,7 +27,7 @@ from typing import Any, TextIO
 
 import torch
 
-from ..cache.quant import BITS, DEFAULT_KV_GROUP
+from ..cache.quant import DEFAULT_KV_GROUP, KV_DTYPES
 from ..clitools import (
     CLIError,
     Progress,
@@ -128,7 +128,7 @@ def _add_workload_arguments(runs: argparse._ArgumentGroup) -> None:
         "--kv-dtype",
         metavar="D[,D...]",
         default="none",
-        help=f"cache storage, comma-separated: none (the model's dtype), {', '.join(BITS)}; each policy "
+        help=f"cache storage, comma-separated: none (the model's dtype), {', '.join(KV_DTYPES)}; each policy "
         "runs in each, and a quantized run is compared with the same policy in float (default: none)",
     )
     add_recall_list_argument(runs)

@@ -133,8 +133,7 @@ class BoundedCache(CacheInspection, Cache):
     @property
     def kv_dtype(self) -> str | None:
         """The quantized storage dtype of the bounded layers, or None (the model's dtype)."""
-        scheme = getattr(self.store, "scheme", None)
-        return None if scheme is None else scheme.name
+        return getattr(self.store, "kv_dtype", None)
 
     @property
     def stats(self) -> dict[str, int]:

@@ -1,6 +1,8 @@
 """Quantized keys and values: each token's vectors in blocks of `block` dims, one scale per block.
 
-Contract: `scheme(name)` gives the `Scheme` of "int8", "int4" or "fp8". `Scheme.quantize(x, block)`
+Contract: `scheme(name)` gives the `Scheme` of "int8", "int4" or "fp8"; `kv_schemes(kv_dtype)` the schemes
+of a cache's keys and of its values (`KV_DTYPES`: the three, and "k8v4", int8 keys with int4 values).
+`Scheme.quantize(x, block)`
 turns float vectors `x (..., dim)` into `Codes` (the codes and, per block of `block` consecutive dims,
 a float16 scale, and for int4 a float16 minimum); `Scheme.dequantize(codes, dtype)` returns `(...,
 dim)` floats. Every token is quantized on its own, so a slot can be overwritten (an eviction) or a
@@ -23,6 +25,12 @@ KIVI's per-channel keys (Liu et al. 2024): KIVI quantizes keys per channel over 
 which the bounded cache cannot keep, since evictions replace single tokens in place; a group would
 have to be requantized at every replacement. Blocks of 32 dims keep a key's outlier channels from
 spoiling the scale of the rest of it (the reason KIVI groups keys per channel).
+
+Why "k8v4": a key's error moves every attention weight of every later query (through the softmax's
+exponent), a value's error only the output it is averaged into; on the embedded model int4 keys
+cost about 4% perplexity and int4 values a fraction of a percent (README, "Quantized storage"), so
+int8 keys with int4 values keep most of int4's saving at about int8's quality (KIVI and KVQuant
+also spend more on keys than on values).
 """
 
 from __future__ import annotations
@@ -38,6 +46,13 @@ from ..checks import check_int
 DEFAULT_KV_GROUP = 32
 #: Quantized storage dtypes and their bits per element.
 BITS = {"int8": 8, "int4": 4, "fp8": 8}
+#: The `kv_dtype` names a cache takes, each with the dtypes of its keys and of its values.
+KV_DTYPES: dict[str, tuple[str, str]] = {
+    "int8": ("int8", "int8"),
+    "int4": ("int4", "int4"),
+    "fp8": ("fp8", "fp8"),
+    "k8v4": ("int8", "int4"),
+}
 _FP8_MAX = 448.0  # the largest float8_e4m3fn
 _HALF_TINY = 2.0**-14  # float16's smallest normal: scales stay normal, so rounding them is relative
 
@@ -242,6 +257,16 @@ def scheme(name: str) -> Scheme:
             f"kv_dtype={name!r} is not one of {', '.join(map(repr, BITS))} (or None: the model's dtype)"
         )
     return Scheme(name)
+
+
+def kv_schemes(kv_dtype: str) -> tuple[Scheme, Scheme]:
+    """The schemes of a cache's keys and of its values for `kv_dtype` (one of `KV_DTYPES`)."""
+    if kv_dtype not in KV_DTYPES:
+        raise ValueError(
+            f"kv_dtype={kv_dtype!r} is not one of {', '.join(map(repr, KV_DTYPES))} (or None: the model's dtype)"
+        )
+    keys, values = KV_DTYPES[kv_dtype]
+    return Scheme(keys), Scheme(values)
 
 
 def block_size(dim: int, kv_group: int) -> int:

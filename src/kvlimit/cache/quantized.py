@@ -1,7 +1,8 @@
-"""A store that keeps keys and values quantized (`kv_dtype="int8" | "int4" | "fp8"`).
+"""A store that keeps keys and values quantized (`kv_dtype="int8" | "int4" | "fp8" | "k8v4"`).
 
 Contract: `QuantizedStore` is a `KVStore` whose slots hold `kvlimit.cache.quant` codes (per token,
-blocks of `block` dims, one float16 scale per block) instead of floats. It overrides only the
+blocks of `block` dims, one float16 scale per block) instead of floats, keys in one scheme and values
+in another (the same but for "k8v4"). It overrides only the
 per-layer storage operations, so plans, policies and position keepers work unchanged:
 
 - A write quantizes the new keys and values of that token alone; nothing else is requantized.
@@ -28,7 +29,7 @@ from __future__ import annotations
 import torch
 
 from ..positions.rope import RopeSpec
-from .quant import Codes, Scheme, block_size
+from .quant import KV_DTYPES, Codes, Scheme, block_size
 from .store import KVStore, Placement, StoreLayout, _rotated
 
 
@@ -37,15 +38,19 @@ class QuantizedStore(KVStore):
 
     Args:
         layout: as for `KVStore`.
-        scheme: the quantized dtype (`kvlimit.cache.quant.scheme(name)`).
+        schemes: the keys' and the values' quantized dtypes (`kvlimit.cache.quant.kv_schemes(kv_dtype)`).
         kv_group: dims per quantization block (a divisor of head_dim is used if it is not one).
         float_slots: the first slots (the sinks) also kept in the model's dtype.
     """
 
-    def __init__(self, layout: StoreLayout, *, scheme: Scheme, kv_group: int, float_slots: int = 0):
+    def __init__(
+        self, layout: StoreLayout, *, schemes: tuple[Scheme, Scheme], kv_group: int, float_slots: int = 0
+    ):
         self.float_slots = min(float_slots, layout.slots)
         super().__init__(layout)
-        self.scheme = scheme
+        self.key_scheme, self.value_scheme = self.schemes = schemes
+        names = (schemes[0].name, schemes[1].name)
+        self.kv_dtype = next(name for name, pair in KV_DTYPES.items() if pair == names)
         self.kv_group = kv_group
         self.key_codes: dict[int, Codes] = {}
         self.value_codes: dict[int, Codes] = {}
@@ -54,24 +59,25 @@ class QuantizedStore(KVStore):
         return self.float_slots
 
     def _allocate_layer(self, layer: int, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
-        self.key_codes[layer] = self._empty_codes(key_states)
-        self.value_codes[layer] = self._empty_codes(value_states)
+        self.key_codes[layer] = self._empty_codes(self.key_scheme, key_states)
+        self.value_codes[layer] = self._empty_codes(self.value_scheme, value_states)
 
-    def _empty_codes(self, states: torch.Tensor) -> Codes:
+    def _empty_codes(self, scheme: Scheme, states: torch.Tensor) -> Codes:
         batch, heads, _, dim = states.shape
-        return self.scheme.empty((batch, heads, self.width, dim), self._block(dim), states.device)
+        return scheme.empty((batch, heads, self.width, dim), self._block(dim), states.device)
 
     def _block(self, dim: int) -> int:
         return block_size(dim, self.kv_group)
 
-    def _quantize(self, x: torch.Tensor) -> Codes:
-        return self.scheme.quantize(x, self._block(x.shape[-1]))
+    def _quantize(self, scheme: Scheme, x: torch.Tensor) -> Codes:
+        return scheme.quantize(x, self._block(x.shape[-1]))
 
     def _quantize_pair(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[Codes, Codes]:
-        """Keys and values quantized, in one call where their shapes agree (fewer small ops per step)."""
-        if keys.shape != values.shape:
-            return self._quantize(keys), self._quantize(values)
-        both = self._quantize(torch.stack((keys, values)))
+        """Keys and values quantized, in one call where their shapes and schemes agree (fewer small ops
+        per step)."""
+        if keys.shape != values.shape or self.key_scheme != self.value_scheme:
+            return self._quantize(self.key_scheme, keys), self._quantize(self.value_scheme, values)
+        both = self._quantize(self.key_scheme, torch.stack((keys, values)))
         split = [tuple(t.unbind(0)) for t in both.tensors()]
         return Codes(*(t[0] for t in split)), Codes(*(t[1] for t in split))
 
@@ -101,8 +107,8 @@ class QuantizedStore(KVStore):
     def write(
         self, layer: int, rows: torch.Tensor, slots: torch.Tensor, keys: torch.Tensor, values: torch.Tensor
     ) -> None:
-        for codes, new in zip(self._codes(layer), (keys, values), strict=True):
-            for stored, part in zip(codes.tensors(), self._quantize(new).tensors(), strict=True):
+        for codes, scheme, new in zip(self._codes(layer), self.schemes, (keys, values), strict=True):
+            for stored, part in zip(codes.tensors(), self._quantize(scheme, new).tensors(), strict=True):
                 stored[rows, :, slots] = part
         if self.float_slots:
             sink = slots < self.float_slots
@@ -114,8 +120,10 @@ class QuantizedStore(KVStore):
     def as_stored(
         self, layer: int, key_states: torch.Tensor, value_states: torch.Tensor, placed: Placement | None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        keys = self.scheme.dequantize(self._quantize(key_states), key_states.dtype)
-        values = self.scheme.dequantize(self._quantize(value_states), value_states.dtype)
+        keys = self.key_scheme.dequantize(self._quantize(self.key_scheme, key_states), key_states.dtype)
+        values = self.value_scheme.dequantize(
+            self._quantize(self.value_scheme, value_states), value_states.dtype
+        )
         if self.float_slots and placed is not None:
             sink = placed.slots < self.float_slots  # columns that become sinks stay in float
             rows, cols = placed.rows[sink], placed.cols[sink]
@@ -128,13 +136,13 @@ class QuantizedStore(KVStore):
         length = self.width if length is None else min(length, self.width)
         n = min(self.float_slots, length)
         out = []
-        for floats, codes in zip(
-            (self.keys_of(layer), self.values_of(layer)), self._codes(layer), strict=True
+        for floats, codes, scheme in zip(
+            (self.keys_of(layer), self.values_of(layer)), self._codes(layer), self.schemes, strict=True
         ):
             batch, heads, _, dim = floats.shape
             buffer = floats.new_empty((batch, heads, length, dim))  # the one-layer transient
             buffer[:, :, :n] = floats[:, :, :n]
-            self.scheme.dequantize_into(_slice(codes, n, length), buffer[:, :, n:])
+            scheme.dequantize_into(_slice(codes, n, length), buffer[:, :, n:])
             out.append(buffer)
         return out[0], out[1]
 
@@ -150,10 +158,8 @@ class QuantizedStore(KVStore):
                 assert self.dtype is not None
                 per_layer.append(
                     tuple(
-                        self.scheme.dequantize(
-                            Codes(*(t[rows, :, slots] for t in codes.tensors())), self.dtype
-                        )
-                        for codes in self._codes(member)
+                        scheme.dequantize(Codes(*(t[rows, :, slots] for t in codes.tensors())), self.dtype)
+                        for codes, scheme in zip(self._codes(member), self.schemes, strict=True)
                     )
                 )
             keys = torch.stack([k for k, _ in per_layer])
@@ -205,7 +211,7 @@ class QuantizedStore(KVStore):
             self.keys_of(layer)[:, :, start:] = moved[:, :, : n - start]
         first = max(start, n)  # the float sinks' codes are never read: requantize only what is
         if first < self.width:
-            codes = self._quantize(moved[:, :, first - start :])
+            codes = self._quantize(self.key_scheme, moved[:, :, first - start :])
             for stored, part in zip(self.key_codes[layer].tensors(), codes.tensors(), strict=True):
                 stored[:, :, first:] = part
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..build import recall_families
 from ..cache.compiled import COMPILING_POLICIES, family_blocker
-from ..cache.quant import BITS, DEFAULT_KV_GROUP
+from ..cache.quant import DEFAULT_KV_GROUP, KV_DTYPES
 from ..cache.recall import BLOCK, block_for
 from ..clitools import CLIError, add_common_arguments, add_model_arguments, format_bytes, load_with_status
 from ..config import parse_bytes
@@ -91,7 +91,7 @@ def run_info(args: argparse.Namespace) -> int:
         "dtype": dtype,
         "kv_bytes_per_token": bytes_per_token,
         "kv_bytes_per_token_quantized": {
-            name: kv_bytes_per_token(model, name, DEFAULT_KV_GROUP) for name in BITS
+            name: kv_bytes_per_token(model, name, DEFAULT_KV_GROUP) for name in KV_DTYPES
         },
         "memory_bytes": memory,
         "tokens_in_memory": memory // bytes_per_token,

@@ -39,7 +39,7 @@ import psutil
 import torch
 
 from .. import __version__
-from ..cache.quant import BITS, DEFAULT_KV_GROUP
+from ..cache.quant import DEFAULT_KV_GROUP, KV_DTYPES
 from ..clitools import (
     CLIError,
     Progress,
@@ -155,7 +155,7 @@ def _add_comparison_arguments(runs: argparse._ArgumentGroup) -> None:
         "--kv-dtype",
         metavar="D[,D...]",
         default="none",
-        help=f"cache storage, comma-separated: none (the model's dtype), {', '.join(BITS)}; every policy "
+        help=f"cache storage, comma-separated: none (the model's dtype), {', '.join(KV_DTYPES)}; every policy "
         "runs at every limit in each, side by side (default: none)",
     )
     runs.add_argument(
