@@ -505,3 +505,83 @@ def test_best_columns_are_a_stable_sorts_first(seed, n, picks, levels) -> None:
         scores.float().sort(dim=-1, descending=True, stable=True).indices[..., :picks].sort(dim=-1).values
     )
     assert torch.equal(best_columns(scores, picks), expected)
+
+
+# --- the step's earlier layers hand their best blocks on -------------------------------------------
+def _carried_oracle(
+    bounds: list[torch.Tensor], absent: torch.Tensor, carried: int, per_head: int
+) -> list[set]:
+    """Per layer and row, the blocks lifted above the layer's own scores, counted in plain Python: each
+    earlier layer's KV heads vote for their `per_head` best present blocks (stable: ties to the older);
+    the `carried` most voted blocks with a vote (ties to the older) are lifted, absent ones never."""
+    batch, kv_heads, blocks = bounds[0].shape
+    votes = [[0] * blocks for _ in range(batch)]
+    lifted = []
+    for bound in bounds:
+        layer = []
+        for row in range(batch):
+            order = sorted(range(blocks), key=lambda b: (-votes[row][b], b))[:carried]
+            layer.append({b for b in order if votes[row][b] > 0 and not absent[row, 0, b]})
+        lifted.append(layer)
+        for row in range(batch):
+            for head in range(kv_heads):
+                scores = bound[row, head].float().tolist()
+                for b in sorted(range(blocks), key=lambda b: (-scores[b], b))[:per_head]:
+                    votes[row][b] += 0 if absent[row, 0, b] else 1
+    return lifted
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 2**16),
+    blocks=st.integers(1, 40),
+    layers=st.integers(1, 4),
+    kv_heads=st.integers(1, 3),
+)
+def test_later_layers_take_the_blocks_earlier_layers_voted_for(seed, blocks, layers, kv_heads) -> None:
+    """`_with_carried` lifts exactly the blocks the oracle counts, in every layer of a step (the votes of
+    one step only), each row on its own (a row alone lifts what it lifts in the batch), and leaves every
+    other score as it was."""
+    from kvlimit.cache.recall import VOTES_PER_HEAD
+
+    generator = torch.Generator().manual_seed(seed)
+    store = RecallStore([(list(range(layers)), None)], slots=64)  # 16 picks, 2 carried
+    batch = 3
+    bounds = [
+        (torch.randn((batch, kv_heads, blocks), generator=generator) * 3).round().half()
+        for _ in range(layers)
+    ]
+    present = torch.randint(0, blocks + 1, (batch,), generator=generator)
+    absent = (torch.arange(blocks)[None, :] >= present[:, None])[:, None, :]
+    bounds = [b.masked_fill(absent, float("-inf")) for b in bounds]
+    want = _carried_oracle(bounds, absent, store.carried, VOTES_PER_HEAD)
+    for _ in range(2):  # two steps: the votes start over at each step's first layer
+        got = [store._with_carried(layer, bound.clone(), absent) for layer, bound in enumerate(bounds)]
+    for layer in range(layers):
+        for row in range(batch):
+            lifted = got[layer][row] == 65504.0
+            assert {int(b) for b in lifted.any(dim=0).nonzero()} == want[layer][row], (layer, row)
+            assert bool((lifted == lifted[:1]).all())  # every head of the layer takes them
+            assert torch.equal(got[layer][row][~lifted], bounds[layer][row][~lifted])
+    for row in range(batch):
+        alone = [
+            store._with_carried(layer, b[row : row + 1].clone(), absent[row : row + 1])
+            for layer, b in enumerate(bounds)
+        ]
+        assert all(torch.equal(a[0], g[row]) for a, g in zip(alone, got, strict=True))
+
+
+@pytest.mark.parametrize("family", ["llama", "qwen3"])
+def test_rows_alone_equal_rows_in_a_batch_with_carried_blocks(family):
+    """With 32 recalled slots (8 blocks, one carried) in a three-layer model: the lift runs, and a row's
+    logits alone equal its logits in a left-padded batch."""
+    model = _model(family, num_layers=3)
+    ids, mask = left_padded(model, lengths=(6, 40, 23), seed=5)
+    kwargs = dict(cache_limit=48, recall=32, n_sink=2, max_new_tokens=60, min_new_tokens=60, do_sample=False,
+                  return_dict_in_generate=True, output_logits=True)  # fmt: skip
+    batch = kvlimit.generate(model, input_ids=ids, attention_mask=mask, **kwargs)
+    assert output_cache(batch).recall.carried == 1
+    for row in range(ids.shape[0]):
+        alone = kvlimit.generate(model, input_ids=ids[row : row + 1, mask[row].bool()], **kwargs)
+        for got, want in zip(alone.logits, batch.logits, strict=True):
+            torch.testing.assert_close(got[0], want[row], atol=1e-4, rtol=1e-4)
