@@ -5,9 +5,7 @@ source, the retrieval suite's held-out filler; it changes with the code), the la
 `--tokens` tokens are measured at limits of a quarter and an eighth of the context, for R = L/4 recalled
 slots (`--shares 4,2` adds L/2): the share of the full cache's attention on the tokens each step attended, over the share
 of the best set of as many tokens (the oracle); sinks alone at the same limit beside. Variants: blocks of
-16 and of 4 tokens, scored by keys (position-blind) and by distance; distance in blocks of 4 without the
-blocks earlier layers hand on (`kvlimit.cache.recall.CARRIED_SHARE`, a module constant, set off for that
-variant alone).
+16 and of 4 tokens, scored by keys (position-blind) and by distance.
 
     python benchmarks/attention_recall_blocks.py --json results/recall/attention-blocks.json
 """
@@ -23,19 +21,16 @@ import torch
 from tqdm import tqdm
 
 import kvlimit
-from kvlimit.cache import recall as recall_module
 from kvlimit.eval.attention_recall import attention_recall
 from kvlimit.eval.retrieval import filler_text
 from kvlimit.models import load_model
 
 VARIANTS = {
-    "keys b16": ("keys", 16, True),
-    "distance b16": ("distance", 16, True),
-    "keys b4": ("keys", 4, True),
-    "d b4 no carry": ("distance", 4, False),
-    "distance b4": ("distance", 4, True),
+    "keys b16": ("keys", 16),
+    "distance b16": ("distance", 16),
+    "keys b4": ("keys", 4),
+    "distance b4": ("distance", 4),
 }
-CARRIED_SHARE = recall_module.CARRIED_SHARE
 TEXTS = {"botchan (tuned on)": "botchan-a", "kvlimit source (held out)": "source"}
 
 
@@ -60,8 +55,7 @@ def main() -> None:
                 : args.tokens
             ]
             limit = args.tokens // fraction
-            score, block, carried = VARIANTS[name]
-            recall_module.CARRIED_SHARE = CARRIED_SHARE if carried else 1 << 30
+            score, block = VARIANTS[name]
             config = kvlimit.LimitConfig.create(
                 limit, recall=limit // share, recall_score=score, recall_block=block
             )

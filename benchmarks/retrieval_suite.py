@@ -1,11 +1,10 @@
 """The retrieval suite (`kvlimit.eval.retrieval`) on the embedded model: every task of a part, every context,
 through the full cache and bounded caches of a fraction of the context, side by side (a table, JSON, a plot).
 
-Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK[:nocarry]]` (sinks
-with a recall tier of F of the limit, blocks chosen by SCORE: keys, distance or bounds; blocks of BLOCK
-tokens, default `kvlimit.cache.recall.BLOCK`; `nocarry`: without the blocks a step's earlier layers hand
-on, `kvlimit.cache.recall.CARRIED_SHARE`, a module constant this script sets for that configuration
-alone). Every bounded configuration's limit is `--fraction` of the case's context.
+Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK]` (sinks with a
+recall tier of F of the limit, blocks chosen by SCORE: keys, distance or bounds; blocks of BLOCK tokens,
+default `kvlimit.cache.recall.BLOCK`). Every bounded configuration's limit
+is `--fraction` of the case's context.
 
     python benchmarks/retrieval_suite.py --part tune --contexts 1024,2048 --configs full,sinks,recall:0.25:keys:16
     python benchmarks/retrieval_suite.py --part held-out --contexts 1024,2048,4096 --json held-out.json --plot held-out.png
@@ -24,11 +23,8 @@ import torch
 from tqdm import tqdm
 
 import kvlimit
-from kvlimit.cache import recall as recall_module
 from kvlimit.eval import retrieval
 from kvlimit.models import load_model
-
-CARRIED_SHARE = recall_module.CARRIED_SHARE
 
 
 def config_for(spec: str, context: int, fraction: float) -> kvlimit.LimitConfig | None:
@@ -39,8 +35,8 @@ def config_for(spec: str, context: int, fraction: float) -> kvlimit.LimitConfig 
     if spec == "sinks":
         return kvlimit.LimitConfig.create(limit)
     kind, share, score, *block = spec.split(":")
-    if kind != "recall" or len(block) > 2 or block[1:] not in ([], ["nocarry"]):
-        raise SystemExit(f"--configs: {spec!r} is not full, sinks or recall:F:SCORE[:BLOCK[:nocarry]]")
+    if kind != "recall" or len(block) > 1:
+        raise SystemExit(f"--configs: {spec!r} is not full, sinks or recall:F:SCORE[:BLOCK]")
     recall = max(16, round(float(share) * limit) // 16 * 16)
     return kvlimit.LimitConfig.create(
         limit, recall=recall, recall_score=score, recall_block=int(block[0]) if block else None
@@ -63,7 +59,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for task, case in work:
             for spec in specs:
                 config = config_for(spec, case.context, args.fraction)
-                recall_module.CARRIED_SHARE = 1 << 30 if spec.endswith(":nocarry") else CARRIED_SHARE
                 text = retrieval.answer(loaded.model, loaded.tokenizer, case, config)
                 ok = retrieval.correct(case, text)
                 results[spec][f"{case.part}/{case.context}"].append(ok)

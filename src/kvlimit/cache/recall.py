@@ -36,11 +36,7 @@ needles at R = 64 and 128, limit 256, where the exact score finds all but one).
 `recall(layer, query, query_index, base=)` scores a row's full blocks against a query, takes the best
 `slots // block` blocks per row and KV head (per head: heads of one layer look for different things;
 measured better than one choice per layer, README), and returns them in their original order, at the
-positions the cache reserves between the sinks and the recent window (`base`), or unrotated. Of those
-picks, 1 / `CARRIED_SHARE` go to the blocks the step's earlier layers ranked first most often (a vote
-of each KV head's best `VOTES_PER_HEAD`; `_with_carried`): a layer's own queries come from what the
-layers below it attended, and in a bounded cache they can miss a block the full cache's would find
-first (measured: README, "Does recall generalize?"). Which blocks a row holds is that row's own: rows never share an open block, beam reorders
+positions the cache reserves between the sinks and the recent window (`base`), or unrotated. Which blocks a row holds is that row's own: rows never share an open block, beam reorders
 move references to closed blocks (shared, counted) and copy an open one, and the oldest blocks of a
 row go first once it holds `capacity` tokens.
 
@@ -72,11 +68,6 @@ __all__ = ["BLOCK", "RECALL_GROUP", "RecallGroup", "RecallStore", "best_columns"
 #: with attention recall (README, "Does recall generalize?"): blocks of 4 hold more of the full cache's
 #: attention than blocks of 8 or 16 in the same slots, on both texts, at 1/4 and 1/8 of the context.
 BLOCK = 4
-#: Of every layer's picks, the share handed to the blocks the step's earlier layers chose first (see
-#: `RecallStore._with_carried`): 1 / CARRIED_SHARE of the picks (none below CARRIED_SHARE picks).
-CARRIED_SHARE = 8
-#: Each layer's vote: the blocks each of its KV heads ranks highest, this many per head.
-VOTES_PER_HEAD = 2
 
 
 def block_for(slots: int) -> int:
@@ -147,10 +138,6 @@ class RecallStore:
         #: where and how blocks are kept, fixed at the first write (or taken from a source row's store)
         self.homes: Homes | None = None
         self._step_memo: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
-        self.carried = self.picks // CARRIED_SHARE
-        self._first_layer = min(self._where, default=0)
-        #: (batch, blocks) per row, how many (layer, head) pairs of this step ranked each block first
-        self._votes: torch.Tensor | None = None
         self._query_memo: dict[int, tuple[torch.Tensor, int, torch.Tensor, torch.Tensor]] = {}
 
     def serves(self, layer: int) -> bool:
@@ -273,7 +260,6 @@ class RecallStore:
         # not move with the float noise between a row alone and in a batch
         bound = bound.clamp(-6e4, 6e4).half().masked_fill(absent, float("-inf"))
         picks = min(self.picks, table.shape[1])
-        bound = self._with_carried(layer, bound, absent)
         # present blocks come first in the table and score above absent ones: the chosen columns in
         # order put a row's blocks in time order, absent ones last
         columns = best_columns(bound, picks)  # (batch, kv_heads, picks)
@@ -289,35 +275,6 @@ class RecallStore:
             values.to(query.device, non_blocking=True),
             chosen.transpose(1, 2),
         )
-
-    def _with_carried(self, layer: int, bound: torch.Tensor, absent: torch.Tensor) -> torch.Tensor:
-        """`bound` (batch, kv_heads, blocks) float16 with the `carried` blocks the step's earlier layers
-        voted for most raised above every score, so this layer takes them whatever its own queries say;
-        then this layer's vote (each head's `VOTES_PER_HEAD` best blocks) is counted for the next ones.
-
-        Why: a layer's queries are computed from what the layers below attended, and a bounded cache's
-        differ from the full cache's. Measured on the retrieval suite's tune part at 4,096 (README, "Does
-        recall generalize?"): where a five-digit key was lost, the middle layers (17-20 of SmolLM2's 30)
-        still ranked the key's blocks first, the next layers' queries ranked them 100-250th of 832, and
-        the full cache's queries of those same layers ranked them first; forcing the key's blocks into
-        those layers answered 9 of the 12 single-key cases instead of 7. A vote counts each row's own
-        (layer, head) choices, integers, so a row's choice is the same alone and in a batch.
-        """
-        if not self.carried:
-            return bound
-        batch, kv_heads, blocks = bound.shape
-        if layer == self._first_layer or self._votes is None or self._votes.shape != (batch, blocks):
-            self._votes = torch.zeros((batch, blocks), dtype=torch.float16, device=bound.device)
-        votes = self._votes
-        chosen = best_columns(votes, min(self.carried, blocks))  # (batch, carried), ties to older blocks
-        raise_ = (votes.gather(1, chosen) > 0)[:, None, :] & ~absent.gather(2, chosen[:, None, :])
-        lifted = torch.zeros_like(bound, dtype=torch.bool).scatter_(
-            2, chosen[:, None, :].expand(-1, kv_heads, -1), raise_.expand(-1, kv_heads, -1)
-        )
-        own = best_columns(bound, min(VOTES_PER_HEAD, blocks)).reshape(batch, -1)  # before the lift
-        counted = (~absent[:, 0, :]).gather(1, own).to(votes.dtype)  # an absent block earns no vote
-        votes.scatter_add_(1, own, counted)
-        return bound.masked_fill(lifted, 65504.0)  # float16's largest: above every clamped score
 
     def _step_table(self, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The block table (batch, blocks) (-1 padded), its ids clamped to 0, and (batch, 1, blocks)
