@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from ..cache.quant import KV_DTYPES
 from ..clitools import (
     CLIError,
     add_common_arguments,
@@ -74,7 +75,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--max-batch", type=int, metavar="N", default=256, help="cap on any batch (default: 256)"
     )
-    parser.add_argument("--kv-dtype", metavar="none|int8|int4|fp8", default="none",
+    parser.add_argument("--kv-dtype", metavar="|".join(("none", *KV_DTYPES)), default="none",
                         help="how kvlimit stores keys and values (quantized: more rows in the budget; "
                         "default: none, the model's dtype)")  # fmt: skip
     parser.add_argument("--sweep", metavar="auto|N[,N...]", default=None,

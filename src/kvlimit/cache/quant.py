@@ -1,11 +1,10 @@
 """Quantized keys and values: each token's vectors in blocks of `block` dims, one scale per block.
 
-Contract: `scheme(name)` gives the `Scheme` of "int8", "int4" or "fp8"; `kv_schemes(kv_dtype)` the schemes
-of a cache's keys and of its values (`KV_DTYPES`: the three, and "k8v4", int8 keys with int4 values).
-`Scheme.quantize(x, block)`
-turns float vectors `x (..., dim)` into `Codes` (the codes and, per block of `block` consecutive dims,
-a float16 scale, and for int4 a float16 minimum); `Scheme.dequantize(codes, dtype)` returns `(...,
-dim)` floats. Every token is quantized on its own, so a slot can be overwritten (an eviction) or a
+Contract: `scheme(name)` gives the `Scheme` of "int8", "int4" or "fp8"; `kv_schemes(kv_dtype)` the
+schemes of a cache's keys and of its values (`KV_DTYPES`: the three, and "k8v4", int8 keys with int4
+values). `Scheme.quantize(x, block)` turns float vectors `x (..., dim)` into `Codes` (the codes and,
+per block of `block` consecutive dims, a float16 scale, and for int4 a float16 minimum);
+`Scheme.dequantize(codes, dtype)` returns `(..., dim)` floats. Every token is quantized on its own, so a slot can be overwritten (an eviction) or a
 row moved (beams) without touching another token; the error per element is at most half a step:
 int8 `scale / 2` with `scale >= absmax / 127` (symmetric), int4 `step / 2` with `step >= (max -
 min) / 15` (asymmetric, 16 levels), fp8 the e4m3 rounding of `x / scale` (relative 2^-4, or 2^-10 of

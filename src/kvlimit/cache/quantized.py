@@ -2,8 +2,8 @@
 
 Contract: `QuantizedStore` is a `KVStore` whose slots hold `kvlimit.cache.quant` codes (per token,
 blocks of `block` dims, one float16 scale per block) instead of floats, keys in one scheme and values
-in another (the same but for "k8v4"). It overrides only the
-per-layer storage operations, so plans, policies and position keepers work unchanged:
+in another (the same one but for "k8v4"). It overrides only the per-layer storage operations, so
+plans, policies and position keepers work unchanged:
 
 - A write quantizes the new keys and values of that token alone; nothing else is requantized.
 - Every query sees every key as stored, its own chunk's included (`as_stored`), so how a prompt is
@@ -50,7 +50,11 @@ class QuantizedStore(KVStore):
         super().__init__(layout)
         self.key_scheme, self.value_scheme = self.schemes = schemes
         names = (schemes[0].name, schemes[1].name)
-        self.kv_dtype = next(name for name, pair in KV_DTYPES.items() if pair == names)
+        known = [name for name, pair in KV_DTYPES.items() if pair == names]
+        if not known:
+            raise ValueError(f"keys as {names[0]} with values as {names[1]} is not one of the kv_dtypes "
+                             f"{', '.join(map(repr, KV_DTYPES))}")  # fmt: skip
+        self.kv_dtype = known[0]
         self.kv_group = kv_group
         self.key_codes: dict[int, Codes] = {}
         self.value_codes: dict[int, Codes] = {}
