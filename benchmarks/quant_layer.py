@@ -15,7 +15,6 @@ from collections.abc import Callable
 import torch
 
 from kvlimit.cache import QuantizedStore, StoreLayout, quant
-from kvlimit.cache.quant import scheme
 
 
 def per_call_ms(fn: Callable[[], object], n: int = 200) -> float:
@@ -34,15 +33,17 @@ def main() -> None:
     new = torch.randn(rows, heads, 1, dim)
     slot = torch.tensor([5])
     turns = quant.turns
-    for label in ("int8", "int4", "int4 unturned", "fp8"):
+    for label in ("int8", "int4", "int4 unturned", "fp8", "k8v4"):
         name = label.split()[0]
         # "int4 unturned": int4 as it was before its blocks were turned (what the turn costs a read)
         quant.turns = (lambda block: False) if label == "int4 unturned" else turns
-        store = QuantizedStore(StoreLayout(slots, [0]), scheme=scheme(name), kv_group=32, float_slots=4)
+        store = QuantizedStore(
+            StoreLayout(slots, [0]), schemes=quant.kv_schemes(name), kv_group=32, float_slots=4
+        )
         store.allocate(0, first, first)
         read = per_call_ms(lambda: store.read(0))  # noqa: B023
         write = per_call_ms(lambda: store.write_token(0, slot, new, new, first_index=10))  # noqa: B023
-        quantize = per_call_ms(lambda: store.scheme.quantize(new, 32))  # noqa: B023
+        quantize = per_call_ms(lambda: store.key_scheme.quantize(new, 32))  # noqa: B023
         print(
             f"{label}: read {read:.3f} ms, decode write {write:.3f} ms (quantizing one vector {quantize:.3f} ms) per layer"
         )

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kvlimit.cache import KeptSet, KVStore, QuantizedStore, RowCounters, StoreLayout
 from kvlimit.cache.plan import decode_slots, evict, lowest_slots, place_chunk, shown_to_chunk
-from kvlimit.cache.quant import block_size, scheme
+from kvlimit.cache.quant import KV_DTYPES, block_size, kv_schemes, scheme
 from kvlimit.cache.store import Placement
 from kvlimit.integrations.hf import KVShape
 from kvlimit.policies import Sinks, Window
@@ -164,17 +164,18 @@ def store_of(kind: str, slots: int = 6, pristine: int = 2) -> KVStore:
     layout = StoreLayout(slots, [0, 1], {0: shape, 1: shape}, {0: ROPE, 1: ROPE}, pristine_slots=pristine)
     if kind == "float":
         return KVStore(layout)
-    return QuantizedStore(layout, scheme=scheme(kind), kv_group=4, float_slots=pristine)
+    return QuantizedStore(layout, schemes=kv_schemes(kind), kv_group=4, float_slots=pristine)
 
 
-def rounded(kind: str, x: torch.Tensor) -> torch.Tensor:
+def rounded(kind: str, x: torch.Tensor, role: int = 0) -> torch.Tensor:
+    """`x` through the storage of `kind`'s keys (role 0) or values (role 1)."""
     if kind == "float":
         return x
-    stored = scheme(kind)
+    stored = scheme(KV_DTYPES[kind][role])
     return stored.dequantize(stored.quantize(x, block_size(x.shape[-1], 4)), x.dtype)
 
 
-@pytest.mark.parametrize("kind", ["float", "int8", "int4", "fp8"])
+@pytest.mark.parametrize("kind", ["float", *KV_DTYPES])
 def test_store_writes_reads_and_moves_like_a_plain_tensor(kind):
     """Every operation equals the same one on a plain (batch, heads, slots, dim) tensor (quantized: of the
     rounded values beyond the float slots), and the layers of one shape share one stack."""
@@ -189,7 +190,7 @@ def test_store_writes_reads_and_moves_like_a_plain_tensor(kind):
     reference_k[rows, :, slots] = keys[rows, :, slots]
     reference_v[rows, :, slots] = values[rows, :, slots]
     first = slots < 2
-    expect_k, expect_v = rounded(kind, reference_k), rounded(kind, reference_v)
+    expect_k, expect_v = rounded(kind, reference_k), rounded(kind, reference_v, role=1)
     expect_k[rows[first], :, slots[first]] = keys[rows[first], :, slots[first]]  # sinks stay exact
     expect_v[rows[first], :, slots[first]] = values[rows[first], :, slots[first]]
     got_k, got_v = store.read(0)
@@ -238,3 +239,13 @@ def test_as_stored_rounds_a_chunk_as_storage_will():
     got, _ = store.as_stored(0, keys, keys, placed)
     torch.testing.assert_close(got[:, :, 0], keys[:, :, 0])  # it lands in float slot 1: exact
     torch.testing.assert_close(got[:, :, 1:], rounded("int4", keys[:, :, 1:]))
+
+
+def test_a_quantized_store_takes_only_the_key_and_value_pairs_of_a_kv_dtype():
+    shape = KVShape(2, 8, 2, 8, 4)
+    layout = StoreLayout(6, [0], {0: shape}, {0: ROPE})
+    assert QuantizedStore(layout, schemes=kv_schemes("k8v4"), kv_group=4).kv_dtype == "k8v4"
+    with pytest.raises(
+        ValueError, match="keys as int4 with values as int8 is not one of the kv_dtypes 'int8'"
+    ):
+        QuantizedStore(layout, schemes=(scheme("int4"), scheme("int8")), kv_group=4)
