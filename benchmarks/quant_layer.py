@@ -37,9 +37,7 @@ def main() -> None:
         name = label.split()[0]
         # "int4 unturned": int4 as it was before its blocks were turned (what the turn costs a read)
         quant.turns = (lambda block: False) if label == "int4 unturned" else turns
-        store = QuantizedStore(
-            StoreLayout(slots, [0]), schemes=quant.kv_schemes(name), kv_group=32, float_slots=4
-        )
+        store = QuantizedStore(StoreLayout(slots, [0]), kv_dtype=name, kv_group=32, float_slots=4)
         store.allocate(0, first, first)
         read = per_call_ms(lambda: store.read(0))  # noqa: B023
         write = per_call_ms(lambda: store.write_token(0, slot, new, new, first_index=10))  # noqa: B023

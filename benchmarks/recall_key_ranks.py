@@ -45,14 +45,12 @@ _SCORES = recall_module.RecallStore._block_scores
 def key_positions(case: retrieval.Case, tokenizer: Any) -> list[int]:
     """Token positions of the planted value in the case's text (its tokens without a leading space)."""
     text = case.prompt + case.generated + case.question
-    value = tokenizer(case.answer, add_special_tokens=False)["input_ids"]
-    for start in range(len(text) - len(value) + 1):
-        if text[start : start + len(value)] == value:
-            return list(range(start, start + len(value)))
-    spaced = tokenizer(" " + case.answer, add_special_tokens=False)["input_ids"][1:]
-    for start in range(len(text) - len(spaced) + 1):
-        if text[start : start + len(spaced)] == spaced:
-            return list(range(start, start + len(spaced)))
+    alone = tokenizer(case.answer, add_special_tokens=False)["input_ids"]
+    after_space = tokenizer(" " + case.answer, add_special_tokens=False)["input_ids"][1:]
+    for value in (alone, after_space):
+        for start in range(len(text) - len(value) + 1):
+            if text[start : start + len(value)] == value:
+                return list(range(start, start + len(value)))
     raise SystemExit(f"{case.task}: the value {case.answer!r} is not found in its text")
 
 

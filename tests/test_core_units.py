@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kvlimit.cache import KeptSet, KVStore, QuantizedStore, RowCounters, StoreLayout
 from kvlimit.cache.plan import decode_slots, evict, lowest_slots, place_chunk, shown_to_chunk
-from kvlimit.cache.quant import KV_DTYPES, block_size, kv_schemes, scheme
+from kvlimit.cache.quant import KV_DTYPES, block_size, scheme
 from kvlimit.cache.store import Placement
 from kvlimit.integrations.hf import KVShape
 from kvlimit.policies import Sinks, Window
@@ -164,7 +164,7 @@ def store_of(kind: str, slots: int = 6, pristine: int = 2) -> KVStore:
     layout = StoreLayout(slots, [0, 1], {0: shape, 1: shape}, {0: ROPE, 1: ROPE}, pristine_slots=pristine)
     if kind == "float":
         return KVStore(layout)
-    return QuantizedStore(layout, schemes=kv_schemes(kind), kv_group=4, float_slots=pristine)
+    return QuantizedStore(layout, kv_dtype=kind, kv_group=4, float_slots=pristine)
 
 
 def rounded(kind: str, x: torch.Tensor, role: int = 0) -> torch.Tensor:
@@ -241,11 +241,10 @@ def test_as_stored_rounds_a_chunk_as_storage_will():
     torch.testing.assert_close(got[:, :, 1:], rounded("int4", keys[:, :, 1:]))
 
 
-def test_a_quantized_store_takes_only_the_key_and_value_pairs_of_a_kv_dtype():
+def test_a_quantized_store_takes_its_schemes_from_a_kv_dtype():
     shape = KVShape(2, 8, 2, 8, 4)
     layout = StoreLayout(6, [0], {0: shape}, {0: ROPE})
-    assert QuantizedStore(layout, schemes=kv_schemes("k8v4"), kv_group=4).kv_dtype == "k8v4"
-    with pytest.raises(
-        ValueError, match="keys as int4 with values as int8 is not one of the kv_dtypes 'int8'"
-    ):
-        QuantizedStore(layout, schemes=(scheme("int4"), scheme("int8")), kv_group=4)
+    store = QuantizedStore(layout, kv_dtype="k8v4", kv_group=4)
+    assert (store.kv_dtype, store.key_scheme, store.value_scheme) == ("k8v4", scheme("int8"), scheme("int4"))
+    with pytest.raises(ValueError, match="kv_dtype='k4v8' is not one of 'int8', 'int4', 'fp8', 'k8v4'"):
+        QuantizedStore(layout, kv_dtype="k4v8", kv_group=4)

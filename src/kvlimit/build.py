@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cache import BoundedCache, KVStore, LayerLayout, QuantizedStore, StoreLayout, quant
+from .cache import BoundedCache, KVStore, LayerLayout, QuantizedStore, StoreLayout
 from .cache.recall import RecallStore, block_for
 from .checks import check_int
 from .config import LimitConfig
@@ -188,5 +188,5 @@ def _store(
     )
     if config.kv_dtype is None:
         return KVStore(store_layout)
-    return QuantizedStore(store_layout, schemes=quant.kv_schemes(config.kv_dtype), kv_group=config.kv_group,
+    return QuantizedStore(store_layout, kv_dtype=config.kv_dtype, kv_group=config.kv_group,
                           float_slots=config.policy.protected_tokens)  # fmt: skip

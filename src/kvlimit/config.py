@@ -177,8 +177,7 @@ class LimitConfig:
         positions: "auto", or for learned-absolute-position models "reencode" / "clamp".
         prefill_chunk: tokens per forward when a prompt is longer than the limit (None: automatic).
         kv_dtype: quantized storage "int8", "int4", "fp8" or "k8v4" (int8 keys, int4 values:
-            `kvlimit.cache.quant`), or None (the
-            model's dtype).
+            `kvlimit.cache.quant`), or None (the model's dtype).
         kv_group: dims per quantization block, one scale each.
         recall: slots of the limit for recalled tokens (0: no recall tier; `kvlimit.cache.recall`).
         recall_store_tokens / recall_store_bytes: the recall store's bound, per sequence in tokens or

@@ -29,7 +29,7 @@ from __future__ import annotations
 import torch
 
 from ..positions.rope import RopeSpec
-from .quant import KV_DTYPES, Codes, Scheme, block_size
+from .quant import Codes, Scheme, block_size, kv_schemes
 from .store import KVStore, Placement, StoreLayout, _rotated
 
 
@@ -38,23 +38,16 @@ class QuantizedStore(KVStore):
 
     Args:
         layout: as for `KVStore`.
-        schemes: the keys' and the values' quantized dtypes (`kvlimit.cache.quant.kv_schemes(kv_dtype)`).
+        kv_dtype: one of `kvlimit.cache.quant.KV_DTYPES`: the keys' and the values' schemes.
         kv_group: dims per quantization block (a divisor of head_dim is used if it is not one).
         float_slots: the first slots (the sinks) also kept in the model's dtype.
     """
 
-    def __init__(
-        self, layout: StoreLayout, *, schemes: tuple[Scheme, Scheme], kv_group: int, float_slots: int = 0
-    ):
+    def __init__(self, layout: StoreLayout, *, kv_dtype: str, kv_group: int, float_slots: int = 0):
         self.float_slots = min(float_slots, layout.slots)
         super().__init__(layout)
-        self.key_scheme, self.value_scheme = self.schemes = schemes
-        names = (schemes[0].name, schemes[1].name)
-        known = [name for name, pair in KV_DTYPES.items() if pair == names]
-        if not known:
-            raise ValueError(f"keys as {names[0]} with values as {names[1]} is not one of the kv_dtypes "
-                             f"{', '.join(map(repr, KV_DTYPES))}")  # fmt: skip
-        self.kv_dtype = known[0]
+        self.key_scheme, self.value_scheme = self.schemes = kv_schemes(kv_dtype)
+        self.kv_dtype = kv_dtype
         self.kv_group = kv_group
         self.key_codes: dict[int, Codes] = {}
         self.value_codes: dict[int, Codes] = {}
