@@ -36,8 +36,12 @@ timeout 150 python3 benchmarks/engine_host.py --model /tmp/smollm2-random --devi
 timeout 360 python3 benchmarks/compile_step.py --model /tmp/smollm2-random --device cuda --dtype bfloat16 \
     --cache-limit 128,1024 --batch 1,16,64 --tokens 64 --rounds 3 --backend cudagraphs --sync-check \
     --json "$OUT/compile-step.json" 2>&1 | tee "$OUT/compile-step.log"
-# 2. The same with inductor's kernels, at batch 16 and limit 1024 (minutes of compiling: last).
-[ -n "${INDUCTOR:-1}" ] && timeout 240 python3 benchmarks/compile_step.py --model /tmp/smollm2-random --device cuda \
+# 2. The recall tier's step compiled (CUDA graphs) against the sinks step compiled, limit 1024, a
+#    4,096-token store, recall 256 and 512 (issue "The continuous engine": recall step <= 1.3x sinks).
+timeout 200 python3 benchmarks/recall_compiled.py --model /tmp/smollm2-random --device cuda --limit 1024 \
+    --store 4096 --rounds 20 --json "$OUT/recall-compiled.json" 2>&1 | tee "$OUT/recall-compiled.log"
+# 3. The compiled step with inductor's kernels, at batch 16 and limit 1024 (minutes of compiling; INDUCTOR=1).
+[ -n "${INDUCTOR:-}" ] && timeout 240 python3 benchmarks/compile_step.py --model /tmp/smollm2-random --device cuda \
     --dtype bfloat16 --cache-limit 1024 --batch 16 --tokens 64 --rounds 3 --backend inductor --kv-dtype int8 \
     --json "$OUT/compile-step-inductor.json" 2>&1 | tee "$OUT/compile-step-inductor.log"
 # Earlier sessions' measurements, when asked for (CHECKS=1, WORKLOAD=1, RECALL_SPEED=1).

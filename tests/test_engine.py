@@ -340,8 +340,6 @@ def test_a_compiled_decode_step_gives_the_same_tokens():
     reqs = requests(model)
     compiled = CompileConfig(backend="aot_eager", fullgraph=True, dynamic=False, mode="default")
     assert run(model, config, decoding, reqs, compile=compiled) == run(model, config, decoding, reqs)
-    with pytest.raises(ValueError, match="compile: the recall tier"):
-        ContinuousEngine(model, kvlimit.LimitConfig.create(2 * LIMIT, recall=4), rows=2, compile=True)
 
 
 @pytest.mark.parametrize("prefill_rows", [1, 2, 4])

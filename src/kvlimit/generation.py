@@ -286,7 +286,7 @@ class BoundedDecoding:
             logger.warning("kvlimit: decoding eagerly: %s", reason)
             generation_config.disable_compile = True
             return generation_config
-        cache.make_static()
+        cache.make_static(int(generation_config.max_length))
         generation_config.compile_config = hf.compile_config_for(generation_config.compile_config, device)
         return generation_config
 

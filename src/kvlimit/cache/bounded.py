@@ -119,6 +119,8 @@ class BoundedCache(CacheInspection, Cache):
         #: decode steps keep one shape and fixed addresses (`make_static`)
         self.static_shapes = False
         self.static_decode: StaticDecode | None = None
+        #: the run's most columns per row, if `make_static` was told (sizes the static recall rings)
+        self.static_max_length: int | None = None
         #: set while transformers prepares a step's inputs (`hf.steer_generation`): it would size a mask
         #: from a compileable cache before the step is planned
         self.hide_compileable = False
@@ -176,8 +178,19 @@ class BoundedCache(CacheInspection, Cache):
 
     @property
     def attention_prepare(self) -> Any:
-        """What the attention of this cache's layers calls before attending (the recall tier's `fill`)."""
-        return None if self.recall_hook is None else self.recall_hook.fill
+        """What the attention of this cache's layers calls before attending (`fill_recall`), or None."""
+        return None if self.recall is None else self.fill_recall
+
+    def fill_recall(
+        self, layer_idx: int, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
+    ) -> None:
+        """Write the open step's recalled keys and values of layer `layer_idx` into the recall columns of
+        `key` and `value`: the static tier's (`StaticRecall.fill`) once static steps started, else the
+        eager tier's (`RecallHook.fill`)."""
+        if self.static_recall is not None:
+            self.static_recall.fill(layer_idx, query, key, value)
+        elif self.recall_hook is not None:
+            self.recall_hook.fill(layer_idx, query, key, value)
 
     def record_attention(self, layer_idx: int, query: torch.Tensor | None, key: torch.Tensor | None,
                          mask: torch.Tensor | None, scaling: float, weights: torch.Tensor | None = None) -> None:  # fmt: skip
@@ -225,6 +238,11 @@ class BoundedCache(CacheInspection, Cache):
             self.keeper.begin_step(self, [1] * batch)
             plan, step = plan_decode(self, input_ids)
         else:
+            if self.static_recall is not None:
+                raise RuntimeError(
+                    "a static cache with recall takes decode steps only once its static steps have started "
+                    "(its recall tier lives on the device); reset() it, or build a new cache, for a new prompt"
+                )
             plan, step = plan_chunk(self, input_ids, attention_mask)
         self._begin(plan)
         return step
@@ -339,13 +357,16 @@ class BoundedCache(CacheInspection, Cache):
         generate then compiles the forward by itself on an accelerator, as for its StaticCache."""
         return self.static_shapes and not self.hide_compileable and compile_blocker(self) is None
 
-    def make_static(self) -> None:
+    def make_static(self, max_length: int | None = None) -> None:
         """Give every decode step from now on one shape and fixed addresses (`StaticDecode`), for a
         compiled or captured step; raises `ValueError` naming why where this cache cannot
-        (`compile_blocker`)."""
+        (`compile_blocker`). `max_length`: the most columns a row will have seen when the run ends, if
+        known; it sizes an unbounded recall store's rings so that they need not grow (and the step
+        need not compile again) in the run."""
         reason = compile_blocker(self)
         if reason is not None:
             raise ValueError(f"this bounded cache cannot be compiled: {reason}")
+        self.static_max_length = max_length
         self.static_shapes = True
         self.store.mark_static()
 

@@ -9,7 +9,10 @@ due), and a device part traced into the graph with the forward: the eviction cho
 on the device, the same tie rule), the slots, positions and sink rotation, the attention policies'
 scores (the attention tap is a plain attribute of the attention modules, which torch.compile
 traces), the writes of the new keys and values (quantized there with `kv_dtype`) and attention over
-every slot, empty ones masked.
+every slot, empty ones masked. With `recall=R` the recall tier moves to the device at the first
+static step (`kvlimit.cache.recall_static.StaticRecall`: per-row rings of blocks, scored, chosen
+by `topk`, gathered and rotated in the graph), except for a quantized recall store and Quest's
+bounds, which it does not serve.
 """
 
 from __future__ import annotations
@@ -28,9 +31,16 @@ COMPILING_POLICIES = tuple(POLICIES)
 
 def compile_blocker(cache: Any) -> str | None:
     """None if `cache` (a `BoundedCache`) can compile its decode steps, else why not."""
-    if cache.recall is not None:
+    recall = cache.recall
+    if recall is not None and recall.scheme is not None:
         return (
-            "the recall tier (recall=R) chooses its blocks on the host in every step; use recall=0 to compile"
+            "a quantized recall store (recall_dtype) is not served by the static step; use recall_dtype=None "
+            "(the model's dtype) to compile with recall"
+        )
+    if recall is not None and recall.score == "bounds":
+        return (
+            "recall_score='bounds' keeps its blocks in host memory, which the static step does not read; use "
+            "recall_score='distance' or 'keys' to compile with recall"
         )
     if len(set(cache.sliding.windows.values())) > 1:
         return (

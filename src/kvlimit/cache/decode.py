@@ -13,7 +13,9 @@ keys and values where the plan says, and `BoundedCache.advance()` closes the ste
   chooses the slots on the device (the policy's scores; a filling row's lowest score is its first
   empty slot, so filling needs no branch), evicts, places a RoPE policy's sinks, writes the new
   token's bookkeeping and fills fixed buffers for the positions, the mask and the slots the layers
-  write to. Every tensor it touches keeps its shape and address from step to step, the forward
+  write to; with recall, the evicted token goes to its row's ring and the step's recall columns are
+  masked by the rows' counts (`recall_static.StaticRecall`, whose `fill` the attention calls). Every
+  tensor it touches keeps its shape and address from step to step, the forward
   attends to every slot (empty ones masked) and nothing is read on the host: one graph serves every
   step of a run, and a later run of the same shapes.
 """
@@ -26,6 +28,7 @@ import torch
 
 from .plan import Evicted, SetWrites, StepPlan, decode_slots
 from .recall_hook import RecallStep
+from .recall_static import StaticRecall
 from .step_inputs import StepInputs
 
 if TYPE_CHECKING:
@@ -93,10 +96,12 @@ class StaticDecode:
     """
 
     def __init__(self, cache: BoundedCache):
-        if cache.recall_hook is not None:
-            raise ValueError("a static decode step has no recall columns (recall=0)")
         rows, device = cache.rows, cache.rows.kept_t.device
         self.cache = cache
+        if cache.recall is not None and cache.static_recall is None:  # the tier moves to the device
+            cache.static_recall = StaticRecall(cache)
+        self.recall = cache.static_recall
+        recall_columns = 0 if self.recall is None else self.recall.slots
         cache.sliding.to_rings(cache.columns_seen)  # transformers' own sliding layers, in static form
         cache.sync_sliding_layers()
         self.batch_rows = torch.arange(rows.batch, device=device)
@@ -109,19 +114,28 @@ class StaticDecode:
         #: advances): what the cache reports as its length inside a captured step
         self.columns = torch.tensor(cache.columns_seen, dtype=torch.long, device=device)
         self.positions = torch.zeros((rows.batch, 1), dtype=torch.long, device=device)
-        self.mask = torch.zeros((rows.batch, cache.slots), dtype=torch.long, device=device)
+        self.mask = torch.zeros((rows.batch, cache.slots + recall_columns), dtype=torch.long, device=device)
         permutes: list[torch.Tensor | None] = [*self.permutes] if self.permutes else [None] * len(self.slots)
         writes = [
             SetWrites(slot=slot, permute=permute, statistic=kept.statistic)
             for kept, slot, permute in zip(cache.kept_sets, self.slots, permutes, strict=True)
         ]
-        self.plan = StepPlan("decode", 1, cache.slots, writes)
+        self.plan = StepPlan("decode", 1, cache.slots + recall_columns, writes, recall_columns=recall_columns)
         #: what the forward is given: the positions and the mask, these buffers
         self.step_inputs = StepInputs(self.positions, self.mask, "decode")
 
     def tensors(self) -> list[torch.Tensor]:
         """The buffers, whose addresses a captured step reads."""
-        return [self.batch_rows, *self.slots, *(self.permutes or []), self.columns, self.positions, self.mask]
+        recall = [] if self.recall is None else self.recall.tensors()
+        return [
+            self.batch_rows,
+            *self.slots,
+            *(self.permutes or []),
+            self.columns,
+            self.positions,
+            self.mask,
+            *recall,
+        ]
 
     def open(self) -> None:
         """The host part: due re-encodes and rebases, and the host counters advanced by arithmetic."""
@@ -132,6 +146,8 @@ class StaticDecode:
         full = [n >= cache.slots for n in rows.kept]
         cache.evicted += sum(full)
         rows.kept = [k - f for k, f in zip(rows.kept, full, strict=True)]  # the device follows in `run`
+        if self.recall is not None:  # the keeper places the sinks before the recalled tokens
+            cache.recalled = self.recall.open(full)
         cache.keeper.place_static(cache, incoming)
         rows.kept = [min(k + 1, cache.slots) for k in rows.kept]
         rows.seen = [s + 1 for s in rows.seen]
@@ -145,9 +161,16 @@ class StaticDecode:
         full = rows.kept_t >= cache.slots
         slots, permutes = decode_slots(cache.kept_sets, cache.policy, full, rows.kept_t, compact=False,
                                        ordered=cache.keeper.ordered)  # fmt: skip
+        recall = self.recall
+        if recall is not None:  # the evicted token goes to its ring before its slot is reused
+            recall.capture(cache, full, slots[0])
         rows.kept_t.sub_(full.long())
+        if recall is not None:
+            recall.count()
         cache.keeper.place_on_device(cache)
         positions = cache.keeper.new_positions(rows.seen_t - rows.shift_t)
+        if recall is not None:
+            recall.open_step(cache.keeper.recall_base_on_device(cache), positions, rows.shift_t)
         for k, (kept, slot) in enumerate(zip(cache.kept_sets, slots, strict=True)):
             kept.store(self.batch_rows, slot, rows.seen_t, input_ids[:, 0])
             kept.set_positions(self.batch_rows, slot, positions)
@@ -157,4 +180,7 @@ class StaticDecode:
         rows.kept_t.add_(1).clamp_(max=cache.slots)
         rows.seen_t.add_(1)
         self.positions.copy_(positions[:, None])
-        self.mask.copy_(cache.kept_sets[0].valid)
+        if recall is None:
+            self.mask.copy_(cache.kept_sets[0].valid)
+        else:
+            self.mask.copy_(torch.cat((cache.kept_sets[0].valid.long(), recall.column_mask()), dim=1))

@@ -26,7 +26,10 @@ def select_rows(cache: BoundedCache, index: torch.Tensor, host_index: Sequence[i
         kept.select_(index)
     cache.rows.select(index, host_index)
     cache.store.select_rows(index, in_place=same_size)
-    if cache.recall is not None:
+    if cache.static_recall is not None:
+        assert host_index is not None
+        cache.static_recall.select_rows(index, host_index)
+    elif cache.recall is not None:
         assert host_index is not None
         cache.recall.select_rows(host_index)
     if host_index is not None:
@@ -59,7 +62,11 @@ def load_row(cache: BoundedCache, row: int, source: BoundedCache, source_row: in
         kept.load_row_(row, copied, source_row)
     cache.rows.load_row(row, source.rows, source_row)
     cache.store.load_row(row, source.store, source_row, cache.rows.batch)
-    if cache.recall is not None and source.recall is not None:
+    if source.static_recall is not None:
+        raise ValueError("load_row takes rows from a cache whose recall tier is not static (a prefill cache)")
+    if cache.static_recall is not None and source.recall is not None:
+        cache.static_recall.load_row(row, source.recall, source_row)
+    elif cache.recall is not None and source.recall is not None:
         cache.recall.load_row(row, source.recall, source_row)
     cache.recalled[row] = source.recalled[source_row]
     cache.keeper.row_loaded(row, source.keeper, source_row)

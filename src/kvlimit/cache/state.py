@@ -23,6 +23,7 @@ from .kept import KeptSet
 from .plan import StepPlan, evict
 from .recall import RecallStore
 from .recall_hook import RecallHook
+from .recall_static import StaticRecall
 from .rows import RowCounters
 from .sliding import SlidingLayers
 from .store import KVStore
@@ -51,6 +52,8 @@ class CacheState:
         self.step_open = False
         self._plan: StepPlan | None = None
         self.static_decode: StaticDecode | None = None
+        #: the recall tier on the device, from the first static decode step on (`StaticRecall`)
+        self.static_recall: StaticRecall | None = None
         #: rows fill slots 0..n-1 until a ring eviction: until then a row's next slot is its count
         self.compact = True
         #: per row, the recalled tokens its queries see in the open step (0 without recall)
@@ -79,6 +82,11 @@ class CacheState:
         if self.recall is not None:
             self.recall.start(batch)
         self.keeper.start(self)  # type: ignore[arg-type]
+
+    @property
+    def recalled_t(self) -> torch.Tensor | None:
+        """`recalled` on the device, in a static step with recall (else None)."""
+        return None if self.static_recall is None else self.static_recall.recalled_t
 
     @property
     def started(self) -> bool:

@@ -108,6 +108,11 @@ class CacheView(Protocol):
     recalled: list[int]
 
     @property
+    def recalled_t(self) -> torch.Tensor | None:
+        """`recalled` on the device, in a static step with recall (else None)."""
+        ...
+
+    @property
     def rows(self) -> Rows: ...
 
     @property
@@ -170,6 +175,10 @@ class PositionKeeper:
 
     def recall_base(self, cache: CacheView) -> torch.Tensor:
         """(batch,) the position of each row's first recalled token in the coming step (after `place`)."""
+        raise NotImplementedError(f"{self.name} positions give recalled tokens no place; recall needs RoPE")
+
+    def recall_base_on_device(self, cache: CacheView) -> torch.Tensor:
+        """`recall_base` in a static decode step, from the device counters (`cache.recalled_t`)."""
         raise NotImplementedError(f"{self.name} positions give recalled tokens no place; recall needs RoPE")
 
     def reset(self) -> None:

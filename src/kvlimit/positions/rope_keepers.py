@@ -70,13 +70,14 @@ class RopeSinks(PositionKeeper):
 
     def place_on_device(self, cache: CacheView) -> None:
         """Put each row's sinks just before its recent window, from the device counters (after the
-        step's eviction; no recall in a static step): `seen - shift - kept` positions after where they
-        were written."""
+        step's eviction): `seen - shift - kept - recalled` positions after where they were written."""
         n = cache.store.pristine_slots
         if not n or not cache.rope_layers():
             return
         rows = cache.rows
         delta = rows.seen_t - rows.shift_t - rows.kept_t
+        if cache.recalled_t is not None:  # the sinks sit just before the recalled tokens
+            delta = delta - cache.recalled_t
         sink_positions = torch.arange(n, device=delta.device)[None, :] + delta[:, None]
         for kept in cache.kept_sets:
             kept.place_first(sink_positions)
@@ -86,6 +87,12 @@ class RopeSinks(PositionKeeper):
         """(batch,) the position of each row's first recalled token: right after its sinks, its
         `recalled[b]` tokens right before its recent window (call after `place`)."""
         return torch.tensor(self._first_recalled(cache), device=cache.rows.shift_t.device)
+
+    def recall_base_on_device(self, cache: CacheView) -> torch.Tensor:
+        """`recall_base` from the device counters, in a static step after its eviction (`recalled_t`)."""
+        rows, recalled = cache.rows, cache.recalled_t
+        assert recalled is not None
+        return rows.seen_t - rows.shift_t - (rows.kept_t - self.n_sink) - recalled
 
     def _first_recalled(self, cache: CacheView) -> list[int]:
         """Per row: the position of its recent window's first token (the window keeps its absolute

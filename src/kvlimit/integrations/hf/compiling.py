@@ -20,6 +20,7 @@ from typing import Any
 import torch
 from transformers.generation.configuration_utils import CompileConfig, GenerationMode
 
+from .attention import attention_tap
 from .release import cache_argument
 from .steps import forward_inputs, last_logits_only
 
@@ -130,7 +131,13 @@ class CompiledDecodeStep:
     def __call__(self, input_ids: torch.Tensor) -> torch.Tensor:
         """input_ids (batch, 1), the step's tokens -> the next logits (batch, vocab) float32."""
         static = self.cache.open_static_step()
-        with torch.no_grad():  # a decode step: no autograd graph (a caller outside generate may have it on)
+        cache = self.cache
+        # a decode step: no autograd graph (a caller outside generate may have it on); the attention
+        # tapped for what the cache's policy reads and its recall tier fills (a no-op inside generate's)
+        with (
+            torch.no_grad(),
+            attention_tap(self.model, self.spec, cache.attention_record, cache.attention_prepare),
+        ):
             logits: torch.Tensor = self.function(
                 self.model, self.cache, self.spec, static, input_ids, self.extra
             )

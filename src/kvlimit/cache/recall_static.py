@@ -1,0 +1,359 @@
+"""The recall tier in a static decode step: blocks chosen, gathered and rotated on the device.
+
+Contract: `StaticRecall` takes over a cache's recall tier at its first static decode step
+(`kvlimit.cache.decode.StaticDecode`) and gives the same choices as the eager tier
+(`kvlimit.cache.recall.RecallStore`) with fixed shapes and no host read inside a step, so that a
+compiled or captured step serves recall too:
+
+- Each row keeps its evicted tokens in a ring of `ring` blocks of its own,
+  `(layers, batch, kv_heads, ring + 1, block, head_dim)` per group of layers (the extra block takes
+  the writes of rows that evict nothing in a step). Block k of a row (counted in time, from the
+  oldest it held when the ring was made) lives at ring slot `k % ring`; a bounded store (`recall_store`)
+  has `ring` = its most blocks per row, and a new block overwrites the oldest, as the eager store drops
+  it. An unbounded store's ring holds the run's evictions when its length is known
+  (`BoundedCache.make_static(max_length)`, as `kvlimit.generate` says it), and doubles, on the host,
+  before a row would wrap (the step then compiles once more, for the new shape).
+- The host knows, by arithmetic, how many tokens each row has stored (a full row evicts one token a
+  step): `open` counts them and says how many recalled columns each row fills (what the position
+  keeper needs on the host). Everything else is on the device, in the step (`capture`, `count`,
+  `fill`): the evicted token's keys and values written into its ring slot, which slots hold full
+  blocks, every full block scored by the layer's queries, the best `slots // block` per KV head taken
+  by one `topk` (ties to the older block, scores rounded to float16 as the eager tier does), gathered,
+  rotated to the positions the keeper reserves and written into the step's recall columns.
+- Rows move with the cache (`select_rows`, `load_row` from an eager cache's store).
+
+Deviations from the eager tier: keys and values both stay on the model's device (the eager tier
+keeps a GPU model's values in host memory); quantized blocks (`recall_dtype`) and Quest's bounds
+(`recall_score="bounds"`) are not served here (`kvlimit.cache.compiled.compile_blocker` says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from ..positions.rope import RopeSpec
+from .recall import RecallStore
+
+if TYPE_CHECKING:
+    from .bounded import BoundedCache
+
+#: A score's float16 order is multiplied by this and the block's age added below it (`_order_keys`).
+_AGE_SPAN = 1 << 40
+
+
+@dataclass
+class RingGroup:
+    """One group of layers' rings: keys and values (layers, batch, kv_heads, ring + 1, block, dim)."""
+
+    members: list[int]
+    rope: RopeSpec | None
+    keys: torch.Tensor
+    values: torch.Tensor
+
+    def tensors(self) -> list[torch.Tensor]:
+        return [self.keys, self.values]
+
+
+class StaticRecall:
+    """The recall tier of one static cache (see the module docstring).
+
+    Args:
+        cache: the `BoundedCache`, made static, with rows and a recall store (whose eager state,
+            the blocks each row holds, the rings start from).
+    """
+
+    def __init__(self, cache: BoundedCache):
+        store = cache.recall
+        assert store is not None
+        self.store = store
+        self.block, self.picks, self.slots = store.block, store.picks, store.slots
+        self.bounded = store.max_blocks is not None
+        rows = cache.rows
+        self.batch = rows.batch
+        self.device = rows.kept_t.device
+        self.dtype = cache.store.dtype or torch.float32
+        self.n_sink = int(getattr(cache.keeper, "n_sink", 0))
+        held = max((len(b) for b in store.rows), default=0)
+        self.ring = self._ring_size(held, cache.static_max_length, cache.kept_limit)
+        self._heads = self._shapes(cache)
+        self.groups: list[RingGroup] = []
+        self._where: dict[int, tuple[RingGroup, int]] = {}
+        for group in store.groups:
+            ring = self._new_group(group.members, group.rope)
+            self.groups.append(ring)
+            self._where.update({idx: (ring, i) for i, idx in enumerate(group.members)})
+        #: per row, tokens stored since the rings were made (host), and the same on the device
+        self.stored = [0] * self.batch
+        self.stored_t = torch.zeros(self.batch, dtype=torch.long, device=self.device)
+        #: (batch, ring + 1) the token index of each ring slot's first token
+        self.block_first = torch.zeros((self.batch, self.ring + 1), dtype=torch.long, device=self.device)
+        # filled by `count` in every step, read by every layer's `fill`
+        self.recalled_t = torch.zeros(self.batch, dtype=torch.long, device=self.device)
+        self.present = torch.zeros((self.batch, self.ring + 1), dtype=torch.bool, device=self.device)
+        self.age = torch.zeros((self.batch, self.ring + 1), dtype=torch.long, device=self.device)
+        self.base = torch.zeros(self.batch, dtype=torch.long, device=self.device)
+        self.query_positions = torch.zeros(self.batch, dtype=torch.long, device=self.device)
+        self.query_index = torch.zeros(self.batch, dtype=torch.long, device=self.device)
+        self.start = cache.slots  # the recall columns follow the kept slots
+        for row in range(self.batch):
+            self.load_row(row, store, row)
+
+    def _ring_size(self, held: int, max_length: int | None, kept: int) -> int:
+        """Blocks per ring: a bounded store's most blocks per row; else enough for the run's evictions
+        when its length is known (`make_static(max_length)`), else a power of two (`_ring_for`)."""
+        if self.store.max_blocks is not None:
+            return self.store.max_blocks
+        if max_length is not None:
+            return max(self.picks, held + 1, -(-max(0, max_length - kept) // self.block))
+        return _ring_for(held + 1, self.picks)
+
+    def _shapes(self, cache: BoundedCache) -> dict[int, tuple[int, int, int, int]]:
+        """Per bounded layer, (key heads, key dim, value heads, value dim), from the store's stacks."""
+        shapes = {}
+        for stack in cache.store.stacks:
+            keys, values = stack.keys, stack.values
+            if keys is None or values is None:
+                raise RuntimeError("a static step with recall needs the cache's keys allocated (a prefill)")
+            for member in stack.members:
+                shapes[member] = (keys.shape[2], keys.shape[-1], values.shape[2], values.shape[-1])
+        return shapes
+
+    def _new_group(self, members: list[int], rope: RopeSpec | None) -> RingGroup:
+        kh, kd, vh, vd = self._heads[members[0]]
+        n = len(members)
+        keys = torch.zeros(
+            (n, self.batch, kh, self.ring + 1, self.block, kd), dtype=self.dtype, device=self.device
+        )
+        values = torch.zeros(
+            (n, self.batch, vh, self.ring + 1, self.block, vd), dtype=self.dtype, device=self.device
+        )
+        return RingGroup(members, rope, keys, values)
+
+    def tensors(self) -> list[torch.Tensor]:
+        """Every tensor a captured step reads or writes in place."""
+        rings = [t for group in self.groups for t in group.tensors()]
+        buffers = [self.recalled_t, self.present, self.age, self.base, self.query_positions, self.query_index]
+        return [*rings, self.stored_t, self.block_first, *buffers]
+
+    def serves(self, layer: int) -> bool:
+        return layer in self._where
+
+    # --- the host part --------------------------------------------------------------------------
+    def recallable(self, stored: int) -> int:
+        """Recalled tokens of a row that has stored `stored` tokens: its full blocks held, up to `picks`."""
+        started, full = -(-stored // self.block), stored // self.block
+        return min(self.picks, min(started, self.ring) - (started > full)) * self.block
+
+    def open(self, evicting: Sequence[bool]) -> list[int]:
+        """A static step in which row b evicts one token where `evicting[b]`: count them (growing an
+        unbounded ring first where a row would wrap) and return each row's recalled tokens."""
+        if not self.bounded and any(
+            e and s // self.block >= self.ring for e, s in zip(evicting, self.stored, strict=True)
+        ):
+            self._grow(2 * self.ring)
+        self.stored = [s + int(e) for s, e in zip(self.stored, evicting, strict=True)]
+        return [self.recallable(s) for s in self.stored]
+
+    def _grow(self, ring: int) -> None:
+        """Rings of `ring` blocks keeping every block at its slot (an unbounded ring never wrapped)."""
+        old = self.ring
+        self.ring = ring
+        for group in self.groups:
+            grown = self._new_group(group.members, group.rope)
+            grown.keys[:, :, :, :old] = group.keys[:, :, :, :old]
+            grown.values[:, :, :, :old] = group.values[:, :, :, :old]
+            group.keys, group.values = grown.keys, grown.values
+        first = torch.zeros((self.batch, ring + 1), dtype=torch.long, device=self.device)
+        first[:, :old] = self.block_first[:, :old]
+        self.block_first = first
+        self.present = torch.zeros((self.batch, ring + 1), dtype=torch.bool, device=self.device)
+        self.age = torch.zeros((self.batch, ring + 1), dtype=torch.long, device=self.device)
+        for tensor in self.tensors():
+            torch._dynamo.mark_static_address(tensor)
+
+    # --- the device part ------------------------------------------------------------------------
+    def capture(self, cache: BoundedCache, evicting: torch.Tensor, slot: torch.Tensor) -> None:
+        """Before the step's new tokens are written: row b's token in `slot[b]` goes to its ring where
+        `evicting[b]` (batch,) bool; the other rows write the ring's spare block."""
+        kept = cache.kept_sets[0]
+        rows = torch.arange(self.batch, device=self.device)
+        token_index, positions = kept.token_index[rows, slot], kept.positions[rows, slot]
+        stored = self.stored_t
+        at = torch.where(evicting, (stored // self.block) % self.ring, self.ring)
+        offset = stored % self.block
+        for members, keys, values in cache.store.take(rows, slot):  # (layers, batch, kv_heads, dim)
+            group, _ = self._where[members[0]]
+            if group.rope is not None:  # kept as the eager store keeps them (see `RecallStore.capture`)
+                target = token_index if self.store.score == "distance" else torch.zeros_like(positions)
+                keys = group.rope.rotate(keys, (target - positions)[None, :, None])
+            layers, heads = keys.shape[0], keys.shape[2]
+            index = (torch.arange(layers, device=self.device)[:, None, None], rows[None, :, None],
+                     torch.arange(heads, device=self.device)[None, None, :], at[None, :, None],
+                     offset[None, :, None])  # fmt: skip
+            group.keys.index_put_(index, keys.to(self.dtype))
+            group.values.index_put_(index, values.to(self.dtype))
+        first_at = torch.where(offset == 0, at, self.ring)
+        self.block_first.index_put_((rows, first_at), token_index)
+        stored.add_(evicting.long())
+
+    def count(self) -> None:
+        """After `capture`: which ring slots hold a full block, each one's age, each row's recalled tokens."""
+        stored = self.stored_t
+        started, full = (stored + self.block - 1) // self.block, stored // self.block
+        slot = torch.arange(self.ring + 1, device=self.device)[None, :]
+        # the newest block at each slot: k = slot + ring * m for the largest m with k < started
+        k = slot + self.ring * torch.div(started[:, None] - 1 - slot, self.ring, rounding_mode="floor")
+        self.present.copy_((k >= 0) & (k < full[:, None]) & (slot < self.ring))
+        self.age.copy_(k.clamp(min=0))
+        held = torch.minimum(started, torch.full_like(started, self.ring)) - (started > full).long()
+        self.recalled_t.copy_(held.clamp(max=self.picks) * self.block)
+
+    def open_step(self, base: torch.Tensor, query_positions: torch.Tensor, shift: torch.Tensor) -> None:
+        """The step's recall positions `base` (batch,), its queries' positions and the rows' shifts."""
+        self.base.copy_(base)
+        self.query_positions.copy_(query_positions)
+        self.query_index.copy_(query_positions + shift)
+
+    def column_mask(self) -> torch.Tensor:
+        """(batch, slots) long, 1 where a row's recall column holds a token this step."""
+        return (torch.arange(self.slots, device=self.device)[None, :] < self.recalled_t[:, None]).long()
+
+    def fill(self, layer_idx: int, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+        """Write layer `layer_idx`'s recalled keys and values into the recall columns of `key` and `value`
+        (batch, kv_heads, kv_length, head_dim), chosen by `query` (batch, heads, 1, head_dim)."""
+        if layer_idx not in self._where:
+            return
+        group, i = self._where[layer_idx]
+        chosen = self._choose(group, i, query)  # (batch, kv_heads, picks) ring slots, in time order
+        batch, kv_heads, picks = chosen.shape
+        flat = (torch.arange(batch, device=self.device)[:, None, None] * kv_heads
+                + torch.arange(kv_heads, device=self.device)[None, :, None]) * (self.ring + 1) + chosen  # fmt: skip
+        keys = group.keys[i].flatten(0, 2).index_select(0, flat.reshape(-1))
+        values = group.values[i].flatten(0, 2).index_select(0, flat.reshape(-1))
+        keys = keys.view(batch, kv_heads, picks, self.block, -1)
+        values = values.view(batch, kv_heads, picks * self.block, -1)
+        n = picks * self.block
+        if group.rope is not None:
+            column = torch.arange(picks, device=self.device)[None, None, :] * self.block
+            if self.store.score == "distance":  # one rotation a block, from its tokens' indices
+                first = self.block_first.gather(1, chosen.view(batch, -1)).view_as(chosen)
+                delta = (self.base[:, None, None] + column - first)[..., None]
+                cos, sin = group.rope.cos_sin(delta, keys.device)
+                keys = group.rope.apply(keys, cos, sin).view(batch, kv_heads, n, -1)
+            else:
+                keys = keys.view(batch, kv_heads, n, -1)
+                positions = self.base[:, None] + torch.arange(n, device=self.device)[None, :]
+                cos, sin = group.rope.cos_sin(positions[:, None, :], keys.device)
+                keys = group.rope.apply(keys, cos, sin)
+        else:
+            keys = keys.view(batch, kv_heads, n, -1)
+        key[:, :, self.start : self.start + n] = keys.to(key.dtype)
+        value[:, :, self.start : self.start + n] = values.to(value.dtype)
+
+    def _choose(self, group: RingGroup, i: int, query: torch.Tensor) -> torch.Tensor:
+        """(batch, kv_heads, picks) the ring slots of the best full blocks for `query`, oldest first
+        (slots holding no full block last), as `RecallStore.recall` chooses."""
+        batch, heads, _, dim = query.shape
+        rope = group.rope
+        vector = query
+        if rope is not None:  # unrotated, as the eager tier hands the store its query
+            cos, sin = rope.cos_sin(-self.query_positions[:, None, None], query.device)
+            vector = rope.apply(query, cos, sin)
+        kv_heads = group.keys.shape[2]
+        grouped = vector[:, :, 0].float().view(batch, kv_heads, heads // kv_heads, dim)
+        if rope is not None and self.store.score == "distance":  # the query at its own token index
+            cos, sin = rope.cos_sin(self.query_index, grouped.device)
+            grouped = rope.apply(grouped, cos[:, None, None, :], sin[:, None, None, :])
+        keys = group.keys[i]  # (batch, kv_heads, ring + 1, block, dim)
+        products = torch.matmul(keys.flatten(2, 3), grouped.to(keys.dtype).transpose(-1, -2))
+        best = products.view(batch, kv_heads, self.ring + 1, -1).amax(dim=-1).float()
+        if not self.store.per_head:
+            best = best.sum(dim=1, keepdim=True).expand(-1, kv_heads, -1)
+        score = best.clamp(-6e4, 6e4).half().masked_fill(~self.present[:, None, :], float("-inf"))
+        top = _order_keys(score, self.age[:, None, :]).topk(self.picks, dim=-1, sorted=False).indices
+        present = self.present[:, None, :].expand(-1, kv_heads, -1).gather(2, top)
+        age = self.age[:, None, :].expand(-1, kv_heads, -1).gather(2, top)
+        order = torch.where(present, age, _AGE_SPAN + top).argsort(dim=-1)
+        return top.gather(2, order)
+
+    # --- rows -----------------------------------------------------------------------------------
+    def select_rows(self, index: torch.Tensor, host_index: Sequence[int]) -> None:
+        """Rows become rows `index` of before (beam reorders; a new batch size reallocates)."""
+        same = len(host_index) == self.batch
+        self.stored = [self.stored[i] for i in host_index]
+        self.batch = len(host_index)
+        for group in self.groups:
+            if same:
+                group.keys.copy_(group.keys.index_select(1, index))
+                group.values.copy_(group.values.index_select(1, index))
+            else:
+                group.keys, group.values = (
+                    group.keys.index_select(1, index),
+                    group.values.index_select(1, index),
+                )
+        names = (
+            "stored_t",
+            "block_first",
+            "recalled_t",
+            "present",
+            "age",
+            "base",
+            "query_positions",
+            "query_index",
+        )
+        for name in names:
+            tensor = getattr(self, name)
+            if same:
+                tensor.copy_(tensor.index_select(0, index))
+            else:
+                setattr(self, name, tensor.index_select(0, index))
+
+    def load_row(self, row: int, source: RecallStore, source_row: int) -> None:
+        """Row `row` holds the blocks of row `source_row` of an eager store of the same layout (oldest at
+        slot 0; the row's ring starts there)."""
+        blocks = source.rows[source_row] if source_row < len(source.rows) else []
+        if not self.bounded and len(blocks) > self.ring:
+            self._grow(_ring_for(len(blocks), self.picks))
+        blocks = blocks[-self.ring :] if blocks else []
+        stored = sum(source.fill[b] for b in blocks)
+        self.stored[row] = stored
+        self.stored_t[row] = stored
+        self.block_first[row] = 0
+        if not blocks:
+            return
+        assert source.block_first is not None and source.homes is not None
+        ids = torch.tensor(blocks, dtype=torch.long)
+        for ring, group in zip(self.groups, source.groups, strict=True):
+            assert isinstance(group.keys, torch.Tensor) and isinstance(group.values, torch.Tensor)
+            ring.keys[:, row, :, : len(blocks)] = group.keys[:, :, ids.to(group.keys.device)].to(self.device)
+            ring.values[:, row, :, : len(blocks)] = group.values[:, :, ids.to(group.values.device)].to(
+                self.device
+            )
+        self.block_first[row, : len(blocks)] = source.block_first[ids.to(source.block_first.device)].to(
+            self.device
+        )
+
+
+def _ring_for(blocks: int, picks: int) -> int:
+    """An unbounded ring's size for `blocks` blocks: a power of two, at least `picks` and 64."""
+    size = max(64, picks)
+    while size < blocks:
+        size *= 2
+    return size
+
+
+def _order_keys(score: torch.Tensor, age: torch.Tensor) -> torch.Tensor:
+    """Distinct integer keys in the order of `score` (float16), ties to the smaller `age` (older block):
+    the float16 bits in value order (as `kvlimit.cache.recall.best_columns`), then the age."""
+    bits = score.view(torch.int16).int()
+    ordered = torch.where(bits < 0, -(bits & 0x7FFF), bits).long()
+    return ordered * _AGE_SPAN + (_AGE_SPAN - 1 - age)
+
+
+def static_recall_of(cache: Any) -> StaticRecall | None:
+    """The cache's static recall tier, if its static steps have started one."""
+    return getattr(cache, "static_recall", None)

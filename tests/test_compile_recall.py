@@ -1,0 +1,207 @@
+"""The recall tier on a compiled decode step (`kvlimit.cache.recall_static.StaticRecall`).
+
+Oracles: the same call with `compile=False` (the eager tier, its block table on the host), token for
+token, for every family recall serves and every decoding mode: greedy, seeded sampling, beams,
+left-padded rows that start recalling at different steps, a bounded store whose rings wrap (the
+eager store drops its oldest blocks), an unbounded one whose rings double (one more graph, no
+break), scoring by keys, a rebase inside the run; torch._dynamo's counters (one graph, no break, no
+recompile); the host reads of a step (none inside it); the addresses of every tensor the captured
+step reads, through beam reorders; the continuous engine compiled against the engine eager and
+each prompt alone. Compiled with `aot_eager` (dynamo captures the graph inductor would get), as in
+tests/test_compile.py.
+"""
+
+import pytest
+import torch
+from transformers.generation.configuration_utils import CompileConfig
+
+import kvlimit
+from kvlimit.cache.compiled import SEQ_LENGTH_READERS
+from kvlimit.engine import ContinuousEngine
+from kvlimit.integrations import hf
+from kvlimit.integrations.hf import compile_counters
+
+from .helpers import FAMILIES, left_padded, make_model, serves_recall
+from .test_compile import _HostReads, _reset_counters
+from .test_engine import SAMPLING, assert_alone, requests, run
+
+pytestmark = pytest.mark.oracle
+
+LIMIT = 16
+RECALL = 4  # blocks of 4 (`block_for`): one recalled block per KV head
+RECALL_FAMILIES = [f for f in FAMILIES if f not in SEQ_LENGTH_READERS and serves_recall(f)]
+
+
+def _graph_only() -> CompileConfig:
+    return CompileConfig(backend="aot_eager", fullgraph=True, dynamic=False, mode="default")
+
+
+def _both(model, **kwargs):
+    ids, mask = left_padded(model)
+    common = dict(input_ids=ids, attention_mask=mask, pad_token_id=0, cache_limit=LIMIT, recall=RECALL)
+    common.update(kwargs)
+    common.setdefault("max_new_tokens", 3 * LIMIT)
+    torch.manual_seed(0)
+    eager = kvlimit.generate(model, **common, compile=False)
+    _reset_counters()
+    torch.manual_seed(0)
+    compiled = kvlimit.generate(model, **common, compile=True, compile_config=_graph_only(),
+                                return_dict_in_generate=True)  # fmt: skip
+    return eager, compiled
+
+
+@pytest.mark.parametrize("family", RECALL_FAMILIES)
+def test_compiled_recall_equals_eager(family):
+    eager, compiled = _both(make_model(family), do_sample=False)
+    assert torch.equal(compiled.sequences, eager)
+    counted = compile_counters()
+    assert (counted["graphs"], counted["breaks"], counted["recompiles"]) == (1, 0, 0)
+    cache = compiled.past_key_values
+    assert cache.static_recall is not None and cache.stats["recall_stored"] == 0  # the eager store idled
+    assert max(cache.static_recall.stored) >= 2 * RECALL  # rows recalled, from more than one block
+
+
+@pytest.mark.parametrize(
+    ("family", "options"),
+    [
+        ("llama", dict(do_sample=True, top_k=20)),
+        ("qwen2", dict(num_beams=2, do_sample=False)),
+        ("llama", dict(num_beams=3, num_return_sequences=2, do_sample=True)),
+        ("llama", dict(do_sample=False, recall_store=8 * RECALL, max_new_tokens=80)),  # rings wrap
+        ("gemma", dict(do_sample=True, recall_score="keys")),
+        ("llama", dict(do_sample=False, policy="window", recall=8)),
+        ("phi3", dict(do_sample=False, recall=8, recall_block=2)),
+    ],
+)
+def test_compiled_recall_modes_equal_eager(family, options):
+    eager, compiled = _both(make_model(family), **options)
+    assert torch.equal(compiled.sequences, eager)
+    assert compile_counters()["breaks"] == 0
+
+
+def test_an_unbounded_store_grows_outside_the_graph():
+    """Made static without the run's length, an unbounded store's rings start at 64 blocks; with blocks
+    of one token they fill after 64 evictions and double on the host; the step compiles once more for
+    the new shape, and every step's logits stay the eager tier's."""
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_block=1)
+    eager, static = kvlimit.build_cache(model, config), kvlimit.build_cache(model, config)
+    for cache in (eager, static):
+        kvlimit.forward_step(model, cache, ids, mask)
+    static.make_static()
+    _reset_counters()
+    step = hf.CompiledDecodeStep(model, static, hf.inspect_model(model), _graph_only())
+    token = ids[:, -1:].contiguous()
+    for _ in range(100):
+        want = kvlimit.forward_step(model, eager, token).logits[:, -1]
+        torch.testing.assert_close(step(token), want, atol=1e-4, rtol=1e-4)
+        token = want.argmax(dim=-1, keepdim=True)
+    assert static.static_recall.ring == 128 and max(static.static_recall.stored) > 64
+    counted = compile_counters()
+    assert (counted["graphs"], counted["breaks"]) == (2, 0)
+
+
+def test_a_known_run_length_sizes_the_rings():
+    """`kvlimit.generate` tells the cache its run's length: an unbounded store's rings hold the run's
+    evictions from the start (no growth, one graph)."""
+    eager, compiled = _both(make_model("llama"), do_sample=False, recall_block=1, max_new_tokens=110)
+    assert torch.equal(compiled.sequences, eager)
+    recall = compiled.past_key_values.static_recall
+    assert recall.ring == 9 + 110 - (LIMIT - RECALL) and max(recall.stored) > 64
+    assert compile_counters()["graphs"] == 1
+
+
+def test_a_rebase_inside_a_compiled_recall_run():
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(cache_limit=LIMIT, recall=RECALL)
+    runs = []
+    for compile in (False, True):
+        cache = kvlimit.build_cache(model, config, rows=2, rebase_after=28)
+        _reset_counters()
+        ids, mask = left_padded(model)
+        runs.append(kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache=cache, max_new_tokens=60,
+                                     pad_token_id=0, do_sample=False, compile=compile,
+                                     compile_config=_graph_only() if compile else None))  # fmt: skip
+        assert cache.stats["rebases"] >= 2
+    assert torch.equal(runs[0], runs[1])
+
+
+def test_no_host_read_inside_a_recall_step():
+    """The loop reads one value a step (whether to stop); the step itself, recall included, none."""
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    kwargs = dict(input_ids=ids, attention_mask=mask, cache_limit=LIMIT, recall=RECALL, recall_store=48,
+                  pad_token_id=0, compile=True, compile_config=_graph_only(), do_sample=True)  # fmt: skip
+    _reset_counters()
+    counts = {}
+    for new_tokens in (40, 40, 140):
+        with _HostReads() as reads:
+            kvlimit.generate(model, **kwargs, max_new_tokens=new_tokens)
+        counts[new_tokens] = reads.count
+    assert counts[140] - counts[40] == 100
+    assert compile_counters()["graphs"] == 1
+
+
+def test_recall_state_keeps_its_addresses(monkeypatch):
+    """Every tensor the captured step reads keeps its address from step to step, through beam reorders."""
+    model = make_model("llama")
+    seen = []
+    original = kvlimit.BoundedCache.open_static_step
+
+    def recording(self):
+        static = original(self)
+        seen.append([t.data_ptr() for t in self.state_tensors()])
+        return static
+
+    monkeypatch.setattr(kvlimit.BoundedCache, "open_static_step", recording)
+    eager, compiled = _both(model, num_beams=2, do_sample=False, recall_store=32, max_new_tokens=4 * LIMIT)
+    assert torch.equal(compiled.sequences, eager)
+    assert len(seen) > 3 * LIMIT
+    assert all(ptrs == seen[0] for ptrs in seen)
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [(dict(recall_dtype="int8"), "recall_dtype"), (dict(recall_score="bounds"), "bounds")],
+)
+def test_what_recall_cannot_compile_says_why(options, named):
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    with pytest.raises(ValueError, match=named):
+        kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, recall=RECALL,
+                         max_new_tokens=4, pad_token_id=0, compile=True, **options)  # fmt: skip
+
+
+def test_a_static_recall_cache_refuses_a_prompt_chunk():
+    """Once the tier lives on the device, an eager chunk (which would write the host's store) is refused."""
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, recall=RECALL,
+                           max_new_tokens=30, pad_token_id=0, compile=True, compile_config=_graph_only(),
+                           return_dict_in_generate=True)  # fmt: skip
+    cache = out.past_key_values
+    with pytest.raises(RuntimeError, match="decode steps only"):
+        cache.prepare_step(ids[:, :3], torch.ones_like(ids[:, :3]))
+    cache.reset()
+    assert cache.static_recall is None
+
+
+@pytest.mark.parametrize("options", [dict(recall=RECALL), dict(policy="tova")])
+def test_the_compiled_engine_equals_the_eager_engine(options):
+    """Rows loaded into the rings (`load_row`) as prompts come and go; the attention is tapped in the
+    compiled step as in the eager one (recall fills there; tova reads there)."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT + options.get("recall", 0), **options)
+    decoding = {"max_new_tokens": 30, **SAMPLING}
+    reqs = requests(model, lengths=(25, 3, 30, 7))
+    compiled = run(model, config, decoding, reqs, rows=2, compile=_graph_only())
+    assert compiled == run(model, config, decoding, reqs, rows=2)
+    assert_alone(model, config, decoding, reqs, compiled)
+
+
+def test_the_engine_names_what_cannot_compile():
+    model = make_model("llama")
+    with pytest.raises(ValueError, match="compile: a quantized recall store"):
+        ContinuousEngine(model, kvlimit.LimitConfig.create(2 * LIMIT, recall=4, recall_dtype="int8"), rows=2,
+                         compile=True)  # fmt: skip
