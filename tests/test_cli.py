@@ -405,9 +405,9 @@ def test_info_json(tiny: TinyModel, bytes_per_token: int, capsys: pytest.Capture
 def test_generate_compile_refuses_what_cannot_compile(
     tiny: TinyModel, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = run(capsys, *folder_args(tiny, "--compile", "--recall", "4", "--recall-dtype", "int8"))
+    code, _, err = run(capsys, *folder_args(tiny, "--compile", "--recall", "4", "--recall-score", "bounds"))
     assert code == 2
-    assert "compile=True" in err and "recall_dtype=None" in err
+    assert "compile=True" in err and "recall_score='distance' or 'keys' to compile" in err
     assert "Traceback" not in err
 
 

@@ -294,7 +294,7 @@ def test_inductor_compiles_and_equals_eager():
 @pytest.mark.parametrize(
     ("family", "options", "named"),
     [
-        ("llama", dict(recall=4, recall_dtype="int8"), "recall_dtype"),
+        ("llama", dict(recall=4, recall_score="bounds"), "bounds"),
         ("mpt", {}, "mpt"),
     ],
 )

@@ -11,8 +11,7 @@ scores (the attention tap is a plain attribute of the attention modules, which t
 traces), the writes of the new keys and values (quantized there with `kv_dtype`) and attention over
 every slot, empty ones masked. With `recall=R` the recall tier moves to the device at the first
 static step (`kvlimit.cache.recall_static.StaticRecall`: per-row rings of blocks, scored, chosen
-by `topk`, gathered and rotated in the graph), except for a quantized recall store and Quest's
-bounds, which it does not serve.
+by `topk`, gathered and rotated in the graph), except for Quest's bounds, which it does not serve.
 """
 
 from __future__ import annotations
@@ -32,11 +31,6 @@ COMPILING_POLICIES = tuple(POLICIES)
 def compile_blocker(cache: Any) -> str | None:
     """None if `cache` (a `BoundedCache`) can compile its decode steps, else why not."""
     recall = cache.recall
-    if recall is not None and recall.scheme is not None:
-        return (
-            "a quantized recall store (recall_dtype) is not served by the static step; use recall_dtype=None "
-            "(the model's dtype) to compile with recall"
-        )
     if recall is not None and recall.score == "bounds":
         return (
             "recall_score='bounds' keeps its blocks in host memory, which the static step does not read; use "

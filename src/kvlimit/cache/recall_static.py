@@ -23,8 +23,10 @@ compiled or captured step serves recall too:
 - Rows move with the cache (`select_rows`, `load_row` from an eager cache's store).
 
 Deviations from the eager tier: keys and values both stay on the model's device (the eager tier
-keeps a GPU model's values in host memory); quantized blocks (`recall_dtype`) and Quest's bounds
-(`recall_score="bounds"`) are not served here (`kvlimit.cache.compiled.compile_blocker` says so).
+keeps a GPU model's values in host memory); Quest's bounds (`recall_score="bounds"`) are not served
+here (`kvlimit.cache.compiled.compile_blocker` says so). Quantized blocks (`recall_dtype`) are kept as
+the eager store keeps them and dequantized as it does: every key of a layer to score, the chosen
+blocks to attend.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from ..positions.rope import RopeSpec
+from .quant import Codes, block_size
 from .recall import RecallStore
+from .recall_storage import RECALL_GROUP
 
 if TYPE_CHECKING:
     from .bounded import BoundedCache
@@ -47,15 +51,16 @@ _AGE_SPAN = 1 << 40
 
 @dataclass
 class RingGroup:
-    """One group of layers' rings: keys and values (layers, batch, kv_heads, ring + 1, block, dim)."""
+    """One group of layers' rings: keys and values (layers, batch, kv_heads, ring + 1, block, dim),
+    floats or `Codes` (a quantized recall store)."""
 
     members: list[int]
     rope: RopeSpec | None
-    keys: torch.Tensor
-    values: torch.Tensor
+    keys: torch.Tensor | Codes
+    values: torch.Tensor | Codes
 
     def tensors(self) -> list[torch.Tensor]:
-        return [self.keys, self.values]
+        return [*_parts(self.keys), *_parts(self.values)]
 
 
 class StaticRecall:
@@ -76,6 +81,7 @@ class StaticRecall:
         self.batch = rows.batch
         self.device = rows.kept_t.device
         self.dtype = cache.store.dtype or torch.float32
+        self.scheme = store.scheme  # quantized blocks (recall_dtype), or None
         self.n_sink = int(getattr(cache.keeper, "n_sink", 0))
         held = max((len(b) for b in store.rows), default=0)
         self.ring = self._ring_size(held, cache.static_max_length, cache.kept_limit)
@@ -125,13 +131,27 @@ class StaticRecall:
     def _new_group(self, members: list[int], rope: RopeSpec | None) -> RingGroup:
         kh, kd, vh, vd = self._heads[members[0]]
         n = len(members)
-        keys = torch.zeros(
-            (n, self.batch, kh, self.ring + 1, self.block, kd), dtype=self.dtype, device=self.device
-        )
-        values = torch.zeros(
-            (n, self.batch, vh, self.ring + 1, self.block, vd), dtype=self.dtype, device=self.device
-        )
+        keys = self._empty((n, self.batch, kh, self.ring + 1, self.block, kd))
+        values = self._empty((n, self.batch, vh, self.ring + 1, self.block, vd))
         return RingGroup(members, rope, keys, values)
+
+    def _empty(self, shape: tuple[int, ...]) -> torch.Tensor | Codes:
+        if self.scheme is None:
+            return torch.zeros(shape, dtype=self.dtype, device=self.device)
+        return self.scheme.empty(shape, block_size(shape[-1], RECALL_GROUP), self.device)
+
+    def _stored(self, x: torch.Tensor) -> torch.Tensor | Codes:
+        """`x` (..., dim) as the rings keep it (the eager store's form: `Homes.quantize`)."""
+        if self.scheme is None:
+            return x.to(self.dtype)
+        return self.scheme.quantize(x, block_size(x.shape[-1], RECALL_GROUP))
+
+    def _floats(self, stored: torch.Tensor | Codes) -> torch.Tensor:
+        """What `stored` (floats or codes) stands for, in the model's dtype."""
+        if isinstance(stored, Codes):
+            assert self.scheme is not None
+            return self.scheme.dequantize(stored, self.dtype)
+        return stored
 
     def tensors(self) -> list[torch.Tensor]:
         """Every tensor a captured step reads or writes in place."""
@@ -164,8 +184,8 @@ class StaticRecall:
         self.ring = ring
         for group in self.groups:
             grown = self._new_group(group.members, group.rope)
-            grown.keys[:, :, :, :old] = group.keys[:, :, :, :old]
-            grown.values[:, :, :, :old] = group.values[:, :, :, :old]
+            for new, before in zip(grown.tensors(), group.tensors(), strict=True):
+                new[:, :, :, :old] = before[:, :, :, :old]
             group.keys, group.values = grown.keys, grown.values
         first = torch.zeros((self.batch, ring + 1), dtype=torch.long, device=self.device)
         first[:, :old] = self.block_first[:, :old]
@@ -194,8 +214,9 @@ class StaticRecall:
             index = (torch.arange(layers, device=self.device)[:, None, None], rows[None, :, None],
                      torch.arange(heads, device=self.device)[None, None, :], at[None, :, None],
                      offset[None, :, None])  # fmt: skip
-            group.keys.index_put_(index, keys.to(self.dtype))
-            group.values.index_put_(index, values.to(self.dtype))
+            for ring, new in ((group.keys, keys), (group.values, values)):
+                for part, written in zip(_parts(ring), _parts(self._stored(new)), strict=True):
+                    part.index_put_(index, written)
         first_at = torch.where(offset == 0, at, self.ring)
         self.block_first.index_put_((rows, first_at), token_index)
         stored.add_(evicting.long())
@@ -232,8 +253,8 @@ class StaticRecall:
         batch, kv_heads, picks = chosen.shape
         flat = (torch.arange(batch, device=self.device)[:, None, None] * kv_heads
                 + torch.arange(kv_heads, device=self.device)[None, :, None]) * (self.ring + 1) + chosen  # fmt: skip
-        keys = group.keys[i].flatten(0, 2).index_select(0, flat.reshape(-1))
-        values = group.values[i].flatten(0, 2).index_select(0, flat.reshape(-1))
+        keys = self._floats(_picked(group.keys, i, flat.reshape(-1)))
+        values = self._floats(_picked(group.values, i, flat.reshape(-1)))
         keys = keys.view(batch, kv_heads, picks, self.block, -1)
         values = values.view(batch, kv_heads, picks * self.block, -1)
         n = picks * self.block
@@ -263,12 +284,12 @@ class StaticRecall:
         if rope is not None:  # unrotated, as the eager tier hands the store its query
             cos, sin = rope.cos_sin(-self.query_positions[:, None, None], query.device)
             vector = rope.apply(query, cos, sin)
-        kv_heads = group.keys.shape[2]
+        kv_heads = _parts(group.keys)[0].shape[2]
         grouped = vector[:, :, 0].float().view(batch, kv_heads, heads // kv_heads, dim)
         if rope is not None and self.store.score == "distance":  # the query at its own token index
             cos, sin = rope.cos_sin(self.query_index, grouped.device)
             grouped = rope.apply(grouped, cos[:, None, None, :], sin[:, None, None, :])
-        keys = group.keys[i]  # (batch, kv_heads, ring + 1, block, dim)
+        keys = self._floats(_layer(group.keys, i))  # (batch, kv_heads, ring + 1, block, dim)
         products = torch.matmul(keys.flatten(2, 3), grouped.to(keys.dtype).transpose(-1, -2))
         best = products.view(batch, kv_heads, self.ring + 1, -1).amax(dim=-1).float()
         if not self.store.per_head:
@@ -288,12 +309,12 @@ class StaticRecall:
         self.batch = len(host_index)
         for group in self.groups:
             if same:
-                group.keys.copy_(group.keys.index_select(1, index))
-                group.values.copy_(group.values.index_select(1, index))
+                for part in group.tensors():
+                    part.copy_(part.index_select(1, index))
             else:
-                group.keys, group.values = (
-                    group.keys.index_select(1, index),
-                    group.values.index_select(1, index),
+                group.keys = _rebuilt(group.keys, [t.index_select(1, index) for t in _parts(group.keys)])
+                group.values = _rebuilt(
+                    group.values, [t.index_select(1, index) for t in _parts(group.values)]
                 )
         names = (
             "stored_t",
@@ -328,14 +349,31 @@ class StaticRecall:
         assert source.block_first is not None and source.homes is not None
         ids = torch.tensor(blocks, dtype=torch.long)
         for ring, group in zip(self.groups, source.groups, strict=True):
-            assert isinstance(group.keys, torch.Tensor) and isinstance(group.values, torch.Tensor)
-            ring.keys[:, row, :, : len(blocks)] = group.keys[:, :, ids.to(group.keys.device)].to(self.device)
-            ring.values[:, row, :, : len(blocks)] = group.values[:, :, ids.to(group.values.device)].to(
-                self.device
-            )
+            assert group.keys is not None and group.values is not None
+            theirs = [*_parts(group.keys), *_parts(group.values)]
+            for part, copied in zip(ring.tensors(), theirs, strict=True):
+                part[:, row, :, : len(blocks)] = copied[:, :, ids.to(copied.device)].to(self.device)
         self.block_first[row, : len(blocks)] = source.block_first[ids.to(source.block_first.device)].to(
             self.device
         )
+
+
+def _parts(stored: torch.Tensor | Codes) -> list[torch.Tensor]:
+    return stored.tensors() if isinstance(stored, Codes) else [stored]
+
+
+def _rebuilt(like: torch.Tensor | Codes, parts: list[torch.Tensor]) -> torch.Tensor | Codes:
+    return Codes(*parts) if isinstance(like, Codes) else parts[0]
+
+
+def _layer(stored: torch.Tensor | Codes, i: int) -> torch.Tensor | Codes:
+    """Layer i's rings (batch, kv_heads, ring + 1, block, ...), floats or codes."""
+    return _rebuilt(stored, [t[i] for t in _parts(stored)])
+
+
+def _picked(stored: torch.Tensor | Codes, i: int, flat: torch.Tensor) -> torch.Tensor | Codes:
+    """Layer i's blocks at `flat` ((row x kv_heads + head) x (ring + 1) + slot): (n, block, ...)."""
+    return _rebuilt(stored, [t[i].flatten(0, 2).index_select(0, flat) for t in _parts(stored)])
 
 
 def _ring_for(blocks: int, picks: int) -> int:

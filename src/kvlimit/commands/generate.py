@@ -100,7 +100,7 @@ def register(subparsers: Any) -> None:
         "--compile",
         action="store_true",
         help="compile the decode step (torch.compile, one graph, on any device; the first steps wait for the "
-        "compile); every policy, --kv-dtype and --recall (not with --recall-dtype or --recall-score bounds; "
+        "compile); every policy, --kv-dtype and --recall (not with --recall-score bounds; "
         "kvlimit info says whether a model compiles)",
     )
     parser.add_argument(

@@ -81,8 +81,8 @@ def _add_server_arguments(parser: argparse.ArgumentParser) -> None:
     rows.add_argument("--seed", type=int, metavar="N", default=None,
                       help="seeds the requests that bring no seed of their own (default: random)")  # fmt: skip
     rows.add_argument("--compile", action="store_true",
-                      help="compile the decode step (torch.compile); every policy, --kv-dtype and --recall (not with a "
-                      "quantized recall store or bounds scoring)")  # fmt: skip
+                      help="compile the decode step (torch.compile); every policy, --kv-dtype and --recall (not with "
+                      "--recall-score bounds)")  # fmt: skip
     rows.add_argument("--threads", type=int, metavar="N", default=None, help="torch intra-op threads")
     http = parser.add_argument_group("HTTP")
     http.add_argument(
