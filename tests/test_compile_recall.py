@@ -7,12 +7,14 @@ eager store drops its oldest blocks), an unbounded one whose rings double (one m
 break), scoring by keys, a rebase inside the run; torch._dynamo's counters (one graph, no break, no
 recompile); the host reads of a step (none inside it); the addresses of every tensor the captured
 step reads, through beam reorders; the continuous engine compiled against the engine eager and
-each prompt alone. Compiled with `aot_eager` (dynamo captures the graph inductor would get), as in
+each prompt alone; random recall configurations (hypothesis). Compiled with `aot_eager` (dynamo captures the graph inductor would get), as in
 tests/test_compile.py.
 """
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from transformers.generation.configuration_utils import CompileConfig
 
 import kvlimit
@@ -205,3 +207,47 @@ def test_the_engine_names_what_cannot_compile():
     with pytest.raises(ValueError, match="compile: recall_score='bounds'"):
         ContinuousEngine(model, kvlimit.LimitConfig.create(2 * LIMIT, recall=4, recall_score="bounds"), rows=2,
                          compile=True)  # fmt: skip
+
+
+@st.composite
+def recall_runs(draw: st.DrawFn) -> dict:
+    """A random recall request: family, limit, recall slots, store bound, dtype, score, block, policy,
+    prefill chunk, decoding mode and length."""
+    limit = draw(st.integers(10, 24))
+    recall = draw(st.sampled_from([r for r in (2, 4, 6, 8) if r <= limit - 6]))  # room for 4 sinks
+    options = dict(
+        family=draw(st.sampled_from(RECALL_FAMILIES)),
+        lengths=tuple(draw(st.lists(st.integers(1, 14), min_size=1, max_size=3))),
+        cache_limit=limit,
+        recall=recall,
+        policy=draw(st.sampled_from(["sinks", "window"])),
+        recall_store=draw(st.none() | st.integers(recall, recall + 24)),
+        recall_dtype=draw(st.sampled_from([None, None, "int8", "int4"])),
+        recall_score=draw(st.sampled_from(["distance", "keys"])),
+        recall_block=draw(st.sampled_from([None, 1, 2])),
+        prefill_chunk=draw(st.none() | st.integers(1, limit - recall - 4)),
+        max_new_tokens=draw(st.integers(limit, 3 * limit)),
+        seed=draw(st.integers(0, 2**16)),
+    )
+    mode = draw(st.sampled_from(["greedy", "sample", "beams"]))
+    decoding = {"greedy": dict(do_sample=False), "sample": dict(do_sample=True, top_k=20),
+                "beams": dict(num_beams=2, do_sample=False)}[mode]  # fmt: skip
+    return {**options, **decoding}
+
+
+@given(request=recall_runs())
+@settings(max_examples=12, derandomize=True, deadline=None, database=None, print_blob=True)
+def test_random_recall_requests_compile_to_the_eager_tokens(request):
+    """Over random recall configurations and decoding modes, the compiled run gives the eager run's tokens."""
+    options = dict(request)
+    model = make_model(options.pop("family"))
+    ids, mask = left_padded(model, lengths=options.pop("lengths"), seed=options["seed"])
+    seed = options.pop("seed")
+    common = dict(input_ids=ids, attention_mask=mask, pad_token_id=0, **options)
+    torch.manual_seed(seed)
+    eager = kvlimit.generate(model, **common, compile=False)
+    _reset_counters()
+    torch.manual_seed(seed)
+    compiled = kvlimit.generate(model, **common, compile=True, compile_config=_graph_only())
+    assert torch.equal(compiled, eager)
+    assert compile_counters()["breaks"] == 0

@@ -137,7 +137,7 @@ def run_info(args: argparse.Namespace) -> int:
             f"; a cache_limit above {compiles['limit_at_most']} does not" if compiles["limit_at_most"] else ""
         )
         rows.append(("compile", f"yes: --compile / compile=True with every policy ({', '.join(compiles['policies'])}), "
-                     f"any kv_dtype, no recall{window}"))  # fmt: skip
+                     f"any kv_dtype, recall scored by distance or keys{window}"))  # fmt: skip
     else:
         rows.append(("compile", f"no: {compiles['why']}"))
     if facts["context_length"] is not None:
