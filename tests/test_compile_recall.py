@@ -59,7 +59,7 @@ def test_compiled_recall_equals_eager(family):
     counted = compile_counters()
     assert (counted["graphs"], counted["breaks"], counted["recompiles"]) == (1, 0, 0)
     cache = compiled.past_key_values
-    assert cache.static_recall is not None and cache.stats["recall_stored"] == 0  # the eager store idled
+    assert cache.static_recall is not None and cache.stats["recall_stored"] == sum(cache.static_recall.stored)
     assert max(cache.static_recall.stored) >= 2 * RECALL  # rows recalled, from more than one block
 
 
@@ -173,18 +173,40 @@ def test_what_recall_cannot_compile_says_why():
                          max_new_tokens=4, pad_token_id=0, compile=True, recall_score="bounds")  # fmt: skip
 
 
-def test_a_static_recall_cache_refuses_a_prompt_chunk():
-    """Once the tier lives on the device, an eager chunk (which would write the host's store) is refused."""
+def _held(store):
+    """Per row of an eager recall store, each block's first token index and fill, oldest first."""
+    return [[(int(store.block_first[b]), store.fill[b]) for b in row] for row in store.rows]
+
+
+def test_a_chunk_after_static_steps_hands_the_blocks_back():
+    """A prompt chunk after static steps (a cache fed more prompt) runs the eager tier: the rings' blocks
+    go back to the eager store, and the next static step makes rings again; every step's logits stay
+    those of a cache that never left the eager tier."""
     model = make_model("llama")
     ids, mask = left_padded(model)
-    out = kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=LIMIT, recall=RECALL,
-                           max_new_tokens=30, pad_token_id=0, compile=True, compile_config=_graph_only(),
-                           return_dict_in_generate=True)  # fmt: skip
-    cache = out.past_key_values
-    with pytest.raises(RuntimeError, match="decode steps only"):
-        cache.prepare_step(ids[:, :3], torch.ones_like(ids[:, :3]))
-    cache.reset()
-    assert cache.static_recall is None
+    config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL)
+    eager, static = kvlimit.build_cache(model, config), kvlimit.build_cache(model, config)
+    for cache in (eager, static):
+        kvlimit.forward_step(model, cache, ids, mask)
+    static.make_static()
+    _reset_counters()
+    step = hf.CompiledDecodeStep(model, static, hf.inspect_model(model), _graph_only())
+    token = ids[:, -1:].contiguous()
+    for phase in range(2):
+        for _ in range(30):
+            want = kvlimit.forward_step(model, eager, token).logits[:, -1]
+            torch.testing.assert_close(step(token), want, atol=1e-4, rtol=1e-4)
+            token = want.argmax(dim=-1, keepdim=True)
+        if phase == 0:  # more prompt: five tokens as one chunk
+            chunk = ids[:, -5:].contiguous()
+            want = kvlimit.forward_step(model, eager, chunk).logits[:, -1]
+            torch.testing.assert_close(kvlimit.forward_step(model, static, chunk).logits[:, -1], want, atol=1e-4,
+                                       rtol=1e-4)  # fmt: skip
+            assert static.static_recall is None and _held(static.recall) == _held(eager.recall)
+            token = want.argmax(dim=-1, keepdim=True)
+    assert static.stats["recall_stored"] == eager.stats["recall_stored"] > 8 * RECALL
+    static.reset()
+    assert static.static_recall is None
 
 
 @pytest.mark.parametrize(

@@ -238,11 +238,9 @@ class BoundedCache(CacheInspection, Cache):
             self.keeper.begin_step(self, [1] * batch)
             plan, step = plan_decode(self, input_ids)
         else:
-            if self.static_recall is not None:
-                raise RuntimeError(
-                    "a static cache with recall takes decode steps only once its static steps have started "
-                    "(its recall tier lives on the device); reset() it, or build a new cache, for a new prompt"
-                )
+            if self.static_recall is not None:  # a continued cache: the eager tier plans the chunk
+                self.static_recall.unload()
+                self.static_recall = self.static_decode = None
             plan, step = plan_chunk(self, input_ids, attention_mask)
         self._begin(plan)
         return step

@@ -53,6 +53,8 @@ def load_row(cache: BoundedCache, row: int, source: BoundedCache, source_row: in
         cache.layout.kinds,
     ):
         raise ValueError("load_row needs a source cache built from the same config for the same model")
+    if source.static_recall is not None:
+        raise ValueError("load_row takes rows from a cache whose recall tier is not static (a prefill cache)")
     if cache.sliding:
         raise ValueError(
             "load_row cannot move a row of transformers' own sliding-window layers (they keep every "
@@ -62,8 +64,6 @@ def load_row(cache: BoundedCache, row: int, source: BoundedCache, source_row: in
         kept.load_row_(row, copied, source_row)
     cache.rows.load_row(row, source.rows, source_row)
     cache.store.load_row(row, source.store, source_row, cache.rows.batch)
-    if source.static_recall is not None:
-        raise ValueError("load_row takes rows from a cache whose recall tier is not static (a prefill cache)")
     if cache.static_recall is not None and source.recall is not None:
         cache.static_recall.load_row(row, source.recall, source_row)
     elif cache.recall is not None and source.recall is not None:

@@ -20,7 +20,8 @@ compiled or captured step serves recall too:
   blocks, every full block scored by the layer's queries, the best `slots // block` per KV head taken
   by one `topk` (ties to the older block, scores rounded to float16 as the eager tier does), gathered,
   rotated to the positions the keeper reserves and written into the step's recall columns.
-- Rows move with the cache (`select_rows`, `load_row` from an eager cache's store).
+- Rows move with the cache (`select_rows`, `load_row` from an eager cache's store); `unload` hands the
+  blocks back to the eager store when a prompt chunk follows static steps (a continued cache).
 
 Deviations from the eager tier: keys and values both stay on the model's device (the eager tier
 keeps a GPU model's values in host memory); Quest's bounds (`recall_score="bounds"`) are not served
@@ -40,7 +41,7 @@ import torch
 from ..positions.rope import RopeSpec
 from .quant import Codes, block_size
 from .recall import RecallStore
-from .recall_storage import RECALL_GROUP
+from .recall_storage import RECALL_GROUP, Homes
 
 if TYPE_CHECKING:
     from .bounded import BoundedCache
@@ -106,7 +107,7 @@ class StaticRecall:
         self.query_index = torch.zeros(self.batch, dtype=torch.long, device=self.device)
         self.start = cache.slots  # the recall columns follow the kept slots
         for row in range(self.batch):
-            self.load_row(row, store, row)
+            self.load_row(row, store, row, count=False)
 
     def _ring_size(self, held: int, max_length: int | None, kept: int) -> int:
         """Blocks per ring: a bounded store's most blocks per row; else enough for the run's evictions
@@ -176,6 +177,7 @@ class StaticRecall:
         ):
             self._grow(2 * self.ring)
         self.stored = [s + int(e) for s, e in zip(self.stored, evicting, strict=True)]
+        self.store.stored_total += sum(evicting)
         return [self.recallable(s) for s in self.stored]
 
     def _grow(self, ring: int) -> None:
@@ -333,14 +335,16 @@ class StaticRecall:
             else:
                 setattr(self, name, tensor.index_select(0, index))
 
-    def load_row(self, row: int, source: RecallStore, source_row: int) -> None:
+    def load_row(self, row: int, source: RecallStore, source_row: int, *, count: bool = True) -> None:
         """Row `row` holds the blocks of row `source_row` of an eager store of the same layout (oldest at
-        slot 0; the row's ring starts there)."""
+        slot 0; the row's ring starts there); `count`: its tokens count as stored (`stats`)."""
         blocks = source.rows[source_row] if source_row < len(source.rows) else []
         if not self.bounded and len(blocks) > self.ring:
             self._grow(_ring_for(len(blocks), self.picks))
         blocks = blocks[-self.ring :] if blocks else []
         stored = sum(source.fill[b] for b in blocks)
+        if count:
+            self.store.stored_total += stored
         self.stored[row] = stored
         self.stored_t[row] = stored
         self.block_first[row] = 0
@@ -356,6 +360,37 @@ class StaticRecall:
         self.block_first[row, : len(blocks)] = source.block_first[ids.to(source.block_first.device)].to(
             self.device
         )
+
+    def unload(self) -> None:
+        """Hand every row's blocks back to the eager store, oldest first (its rows start empty): a prompt
+        chunk after static steps (a cache continued by a later call) runs the eager tier, and the next
+        static step makes rings again."""
+        store = self.store
+        store.start(self.batch)
+        for row, stored in enumerate(self.stored):
+            started = -(-stored // self.block)
+            for k in range(max(0, started - self.ring), started):
+                last = k == started - 1 and stored % self.block
+                self._unload_block(row, k % self.ring, stored % self.block if last else self.block)
+
+    def _unload_block(self, row: int, slot: int, fill: int) -> None:
+        store = self.store
+        if store.homes is None:  # a store that has held nothing: its homes from the rings' shapes
+            kh, kd, vh, vd = self._heads[self.groups[0].members[0]]
+            keys = torch.zeros((1, 1, kh, kd), dtype=self.dtype, device=self.device)
+            values = torch.zeros((1, 1, vh, vd), dtype=self.dtype, device=self.device)
+            store.homes = Homes.of(keys, values, self.scheme, self.block, store.score)
+            store._grow(store.capacity_blocks)
+        b = store.table.new_block()
+        store.fill[b] = fill
+        for ring, eager in zip(self.groups, store.groups, strict=True):
+            assert eager.keys is not None and eager.values is not None
+            theirs = [*_parts(eager.keys), *_parts(eager.values)]
+            for part, target in zip(ring.tensors(), theirs, strict=True):
+                target[:, :, b] = part[:, row, :, slot].to(target.device)
+        assert store.block_first is not None
+        store.block_first[b] = self.block_first[row, slot].to(store.block_first.device)
+        store.rows[row].append(b)
 
 
 def _parts(stored: torch.Tensor | Codes) -> list[torch.Tensor]:
