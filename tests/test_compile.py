@@ -340,3 +340,25 @@ def test_text_streamer_with_a_compiled_run(tiny):
         texts.append("".join(streamer))
     assert texts[0] == texts[1]
     assert texts[0].startswith("the quick brown fox")
+
+
+@pytest.mark.parametrize("compile", [False, True])
+def test_a_continued_cache_equals_one_call_on_the_whole_text(compile):
+    """A cache passed to a second call continues as transformers continues one: input_ids hold the
+    columns it has seen and new ones, and only the new ones are fed. With room for everything, the
+    second call equals stock generate on the whole text (chunked prefill included); a prompt that does
+    not reach past what the cache has seen is refused, naming the columns."""
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    cache = kvlimit.build_cache(model, kvlimit.LimitConfig.create(128, prefill_chunk=4), rows=2)
+    kwargs = dict(cache=cache, pad_token_id=0, do_sample=False, compile=compile,
+                  compile_config=_graph_only() if compile else None)  # fmt: skip
+    first = kvlimit.generate(model, input_ids=ids, attention_mask=mask, max_new_tokens=12, **kwargs)
+    more = torch.cat((first, ids[:, -5:]), dim=1)
+    more_mask = torch.cat((mask, torch.ones_like(more[:, mask.shape[1] :])), dim=1)
+    second = kvlimit.generate(model, input_ids=more, attention_mask=more_mask, max_new_tokens=12, **kwargs)
+    stock = model.generate(input_ids=more, attention_mask=more_mask, max_new_tokens=12, do_sample=False,
+                           pad_token_id=0)  # fmt: skip
+    assert torch.equal(second, stock)
+    with pytest.raises(ValueError, match=f"has seen {cache.columns_seen} columns"):
+        kvlimit.generate(model, input_ids=ids, attention_mask=mask, max_new_tokens=2, **kwargs)

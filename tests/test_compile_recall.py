@@ -173,6 +173,29 @@ def test_what_recall_cannot_compile_says_why():
                          max_new_tokens=4, pad_token_id=0, compile=True, recall_score="bounds")  # fmt: skip
 
 
+def test_a_continued_recall_cache_compiles_to_the_eager_tokens():
+    """A second call on the same cache (transformers' convention: the seen columns, then new ones) feeds
+    its new columns as a chunk after static steps; compiled and eager give the same tokens in both calls."""
+    model = make_model("llama")
+    ids, mask = left_padded(model)
+    config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL)
+    runs = []
+    for compile in (False, True):
+        cache = kvlimit.build_cache(model, config, rows=2)
+        _reset_counters()
+        kwargs = dict(cache=cache, pad_token_id=0, do_sample=False, compile=compile,
+                      compile_config=_graph_only() if compile else None)  # fmt: skip
+        first = kvlimit.generate(model, input_ids=ids, attention_mask=mask, max_new_tokens=30, **kwargs)
+        more = torch.cat((first, ids[:, -5:]), dim=1)
+        more_mask = torch.cat((mask, torch.ones_like(more[:, mask.shape[1] :])), dim=1)
+        second = kvlimit.generate(
+            model, input_ids=more, attention_mask=more_mask, max_new_tokens=30, **kwargs
+        )
+        runs.append((first, second, cache.stats["recall_stored"]))
+    assert torch.equal(runs[0][0], runs[1][0]) and torch.equal(runs[0][1], runs[1][1])
+    assert runs[0][2] == runs[1][2] > 0
+
+
 def _held(store):
     """Per row of an eager recall store, each block's first token index and fill, oldest first."""
     return [[(int(store.block_first[b]), store.fill[b]) for b in row] for row in store.rows]

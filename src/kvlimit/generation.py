@@ -250,7 +250,14 @@ class BoundedDecoding:
         generation_config = _with_cache_on(generation_config, model_kwargs)
         rows, prompt_length = input_ids.shape
         cache = _cache_for_call(model, self.config, model_kwargs, rows, int(generation_config.max_length))
-        chunk = prefill_chunk(cache, prompt_length, self.config.prefill_chunk)
+        # a passed cache continues: as in transformers, input_ids hold the columns it has seen, then new ones
+        seen = cache.columns_seen
+        if seen and prompt_length <= seen:
+            raise ValueError(
+                f"the passed cache has seen {seen} columns; input_ids ({prompt_length} columns) must hold them "
+                "and the new ones after them, as transformers continues a cache"
+            )
+        chunk = prefill_chunk(cache, prompt_length - seen, self.config.prefill_chunk)
         hf.put_cache(model_kwargs, cache)
         generation_config = self._compiling(cache, input_ids.device, generation_config)
         if model_kwargs.get("attention_mask") is None:
@@ -263,8 +270,9 @@ class BoundedDecoding:
             hf.steer_generation(model, cache, spec),
             self._compiled_forward(model, cache, mode, generation_config, own_loop),
         ):
-            if chunk is not None:
-                prefill(model, cache, input_ids, model_kwargs["attention_mask"], chunk)
+            if chunk is not None:  # a continued cache: the prompt's columns after those it has seen
+                mask = model_kwargs["attention_mask"]
+                prefill(model, cache, input_ids[:, seen:], mask[:, seen:], chunk)
             if own_loop:
                 step = hf.CompiledDecodeStep(model, cache, spec, generation_config.compile_config)
                 rules = LoopRules(logits_processor, stopping_criteria, generation_config, self.streamer)
