@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -83,7 +83,6 @@ class StaticRecall:
         self.device = rows.kept_t.device
         self.dtype = cache.store.dtype or torch.float32
         self.scheme = store.scheme  # quantized blocks (recall_dtype), or None
-        self.n_sink = int(getattr(cache.keeper, "n_sink", 0))
         held = max((len(b) for b in store.rows), default=0)
         self.ring = self._ring_size(held, cache.static_max_length, cache.kept_limit)
         self._heads = self._shapes(cache)
@@ -159,9 +158,6 @@ class StaticRecall:
         rings = [t for group in self.groups for t in group.tensors()]
         buffers = [self.recalled_t, self.present, self.age, self.base, self.query_positions, self.query_index]
         return [*rings, self.stored_t, self.block_first, *buffers]
-
-    def serves(self, layer: int) -> bool:
-        return layer in self._where
 
     # --- the host part --------------------------------------------------------------------------
     def recallable(self, stored: int) -> int:
@@ -425,8 +421,3 @@ def _order_keys(score: torch.Tensor, age: torch.Tensor) -> torch.Tensor:
     bits = score.view(torch.int16).int()
     ordered = torch.where(bits < 0, -(bits & 0x7FFF), bits).long()
     return ordered * _AGE_SPAN + (_AGE_SPAN - 1 - age)
-
-
-def static_recall_of(cache: Any) -> StaticRecall | None:
-    """The cache's static recall tier, if its static steps have started one."""
-    return getattr(cache, "static_recall", None)
