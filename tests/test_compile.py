@@ -258,15 +258,9 @@ def test_one_graph_no_recompile_over_2000_tokens_and_a_later_call():
     assert max(cache.stored_tokens()) == LIMIT
 
 
-@pytest.mark.parametrize(
-    ("family", "options"),
-    [("qwen3", dict(policy="knorm", kv_dtype="int4")), ("gemma2", dict(num_beams=2, policy="h2o"))],
-)
-def test_state_keeps_its_addresses(monkeypatch, family, options):
-    """Every tensor a captured step reads or writes keeps its address from the first step to the last
-    (a CUDA graph reads them in place), through re-ranks and beam reorders."""
-    model = make_model(family)
-    seen = []
+def record_addresses(monkeypatch) -> list[list[int]]:
+    """From now on, each static step opened appends the addresses of every state tensor to the list returned."""
+    seen: list[list[int]] = []
     original = kvlimit.BoundedCache.open_static_step
 
     def recording(self):
@@ -275,6 +269,18 @@ def test_state_keeps_its_addresses(monkeypatch, family, options):
         return static
 
     monkeypatch.setattr(kvlimit.BoundedCache, "open_static_step", recording)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("family", "options"),
+    [("qwen3", dict(policy="knorm", kv_dtype="int4")), ("gemma2", dict(num_beams=2, policy="h2o"))],
+)
+def test_state_keeps_its_addresses(monkeypatch, family, options):
+    """Every tensor a captured step reads or writes keeps its address from the first step to the last
+    (a CUDA graph reads them in place), through re-ranks and beam reorders."""
+    model = make_model(family)
+    seen = record_addresses(monkeypatch)
     _both(model, do_sample=False, max_new_tokens=4 * LIMIT, **options)
     assert len(seen) > 3 * LIMIT
     assert all(ptrs == seen[0] for ptrs in seen)

@@ -26,7 +26,7 @@ from kvlimit.integrations import hf
 from kvlimit.integrations.hf import compile_counters
 
 from .helpers import FAMILIES, left_padded, make_model, serves_recall
-from .test_compile import _HostReads, _reset_counters
+from .test_compile import _HostReads, _reset_counters, record_addresses
 from .test_engine import SAMPLING, assert_alone, requests, run
 
 LIMIT = 16
@@ -84,6 +84,17 @@ def test_compiled_recall_modes_equal_eager(family, options):
     assert compile_counters()["breaks"] == 0
 
 
+def _prefilled_pair(model, config, ids, mask):
+    """Two caches of `config` prefilled with the prompt: one stays eager, one is made static (without the
+    run's length) and stepped by the compiled step returned with them (counters reset)."""
+    eager, static = kvlimit.build_cache(model, config), kvlimit.build_cache(model, config)
+    for cache in (eager, static):
+        kvlimit.forward_step(model, cache, ids, mask)
+    static.make_static()
+    _reset_counters()
+    return eager, static, hf.CompiledDecodeStep(model, static, hf.inspect_model(model), _graph_only())
+
+
 def test_an_unbounded_store_grows_outside_the_graph():
     """Made static without the run's length, an unbounded store's rings start at 64 blocks; with blocks
     of one token they fill after 64 evictions and double on the host; the step compiles once more for
@@ -91,12 +102,7 @@ def test_an_unbounded_store_grows_outside_the_graph():
     model = make_model("llama")
     ids, mask = left_padded(model)
     config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_block=1)
-    eager, static = kvlimit.build_cache(model, config), kvlimit.build_cache(model, config)
-    for cache in (eager, static):
-        kvlimit.forward_step(model, cache, ids, mask)
-    static.make_static()
-    _reset_counters()
-    step = hf.CompiledDecodeStep(model, static, hf.inspect_model(model), _graph_only())
+    eager, static, step = _prefilled_pair(model, config, ids, mask)
     token = ids[:, -1:].contiguous()
     for _ in range(100):
         want = kvlimit.forward_step(model, eager, token).logits[:, -1]
@@ -151,15 +157,7 @@ def test_no_host_read_inside_a_recall_step():
 def test_recall_state_keeps_its_addresses(monkeypatch):
     """Every tensor the captured step reads keeps its address from step to step, through beam reorders."""
     model = make_model("llama")
-    seen = []
-    original = kvlimit.BoundedCache.open_static_step
-
-    def recording(self):
-        static = original(self)
-        seen.append([t.data_ptr() for t in self.state_tensors()])
-        return static
-
-    monkeypatch.setattr(kvlimit.BoundedCache, "open_static_step", recording)
+    seen = record_addresses(monkeypatch)
     eager, compiled = _both(model, num_beams=2, do_sample=False, recall_store=32, max_new_tokens=4 * LIMIT)
     assert torch.equal(compiled.sequences, eager)
     assert len(seen) > 3 * LIMIT
@@ -209,12 +207,7 @@ def test_a_chunk_after_static_steps_hands_the_blocks_back():
     model = make_model("llama")
     ids, mask = left_padded(model)
     config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL)
-    eager, static = kvlimit.build_cache(model, config), kvlimit.build_cache(model, config)
-    for cache in (eager, static):
-        kvlimit.forward_step(model, cache, ids, mask)
-    static.make_static()
-    _reset_counters()
-    step = hf.CompiledDecodeStep(model, static, hf.inspect_model(model), _graph_only())
+    eager, static, step = _prefilled_pair(model, config, ids, mask)
     token = ids[:, -1:].contiguous()
     for phase in range(2):
         for _ in range(30):

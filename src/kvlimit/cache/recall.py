@@ -75,6 +75,13 @@ def block_for(slots: int) -> int:
     return next(b for b in (BLOCK, 2, 1) if slots % b == 0)
 
 
+def half_order(scores: torch.Tensor) -> torch.Tensor:
+    """Long integers in the value order of float16 `scores`: the bits, negative scores' magnitudes
+    flipped (+0 and -0 equal)."""
+    bits = scores.view(torch.int16).int()
+    return torch.where(bits < 0, -(bits & 0x7FFF), bits).long()
+
+
 def best_columns(scores: torch.Tensor, picks: int) -> torch.Tensor:
     """The columns of the `picks` best `scores` (..., n) float16 along the last dim, ties to the lower
     column, in column order: the first `picks` of a stable descending sort, found by one `topk`.
@@ -83,10 +90,8 @@ def best_columns(scores: torch.Tensor, picks: int) -> torch.Tensor:
     magnitudes flipped; +0 and -0 equal) times n, plus n - 1 - column, so that no two keys tie and
     `topk` (which need not be stable) picks what the stable sort puts first, on any device.
     """
-    bits = scores.view(torch.int16).int()
-    ordered = torch.where(bits < 0, -(bits & 0x7FFF), bits).long()
     n = scores.shape[-1]
-    keys = ordered * n + torch.arange(n - 1, -1, -1, device=scores.device)
+    keys = half_order(scores) * n + torch.arange(n - 1, -1, -1, device=scores.device)
     return keys.topk(picks, dim=-1, sorted=False).indices.sort(dim=-1).values
 
 

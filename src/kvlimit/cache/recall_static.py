@@ -40,7 +40,7 @@ import torch
 
 from ..positions.rope import RopeSpec
 from .quant import Codes, block_size
-from .recall import RecallStore
+from .recall import RecallStore, half_order
 from .recall_storage import RECALL_GROUP, Homes
 
 if TYPE_CHECKING:
@@ -417,7 +417,5 @@ def _ring_for(blocks: int, picks: int) -> int:
 
 def _order_keys(score: torch.Tensor, age: torch.Tensor) -> torch.Tensor:
     """Distinct integer keys in the order of `score` (float16), ties to the smaller `age` (older block):
-    the float16 bits in value order (as `kvlimit.cache.recall.best_columns`), then the age."""
-    bits = score.view(torch.int16).int()
-    ordered = torch.where(bits < 0, -(bits & 0x7FFF), bits).long()
-    return ordered * _AGE_SPAN + (_AGE_SPAN - 1 - age)
+    the float16 order (`half_order`, as `kvlimit.cache.recall.best_columns`), then the age."""
+    return half_order(score) * _AGE_SPAN + (_AGE_SPAN - 1 - age)
