@@ -3,10 +3,12 @@
 On a GPU a forward of 16 rows of a small model costs about what one row's does, so whatever the engine
 does per row outside the forward (processors, choosing tokens, stopping checks, admitting prompts)
 decides its rate. A 4-layer random Llama on the CPU puts the forward in the same proportion. This
-script runs the same prompts (as many as rows, every row running to the end) through
-`kvlimit.ContinuousEngine` (R rows) and through one static `kvlimit.generate` batch, greedy and
-sampling, best of `--repeats` interleaved runs, and prints the tokens/s of each and their ratio, for
-each `--prefill-rows` (prompts the engine prefills together) and each `--rows`.
+script runs the same prompts (as many as rows, or `--waves` times as many; every row running to the
+end) through `kvlimit.ContinuousEngine` (R rows) and through static `kvlimit.generate` batches of R
+(one per wave), greedy and sampling, best of `--repeats` interleaved runs, and prints the tokens/s of
+each and their ratio, for each `--prefill-rows` (prompts the engine prefills together) and each
+`--rows`. The engine prefills its first wave in the batch's own rows; with `--waves 2` the second comes
+through its prefill cache, `prefill_rows` at a time, as rows free up.
 
     python benchmarks/engine_host.py
     python benchmarks/engine_host.py --model /tmp/smollm2-random --device cuda --dtype bfloat16 \
@@ -47,13 +49,14 @@ def build(args: argparse.Namespace) -> Any:
 
 
 def measure(model: Any, args: argparse.Namespace, rows: int, variants: list[int]) -> None:
-    """Print one table per decoding for `rows` rows and prompts."""
+    """Print one table per decoding for `rows` rows and `waves` x `rows` prompts (static: `waves` batches)."""
     device = next(model.parameters()).device
     generator = torch.Generator().manual_seed(0)
-    prompts = torch.randint(3, model.config.vocab_size, (rows, 12), generator=generator).to(device)
+    shape = (args.waves * rows, 12)
+    prompts = torch.randint(3, model.config.vocab_size, shape, generator=generator).to(device)
     requests = [kvlimit.Request(f"p{i}", ids.tolist()) for i, ids in enumerate(prompts)]
     config = kvlimit.LimitConfig.create(args.cache_limit)
-    tokens = rows * args.new_tokens
+    tokens = args.waves * rows * args.new_tokens
     for name, decoding in DECODINGS.items():
         decoding = {"max_new_tokens": args.new_tokens, "min_new_tokens": args.new_tokens, **decoding}
         best = {**{f"continuous, prefill_rows={p}": float("inf") for p in variants}, "static": float("inf")}
@@ -70,12 +73,13 @@ def measure(model: Any, args: argparse.Namespace, rows: int, variants: list[int]
                 best[key] = min(best[key], time.perf_counter() - start)
             sync(device)
             start = time.perf_counter()
-            kvlimit.generate(model, input_ids=prompts, attention_mask=torch.ones_like(prompts), cache_limit=config,
-                             pad_token_id=0, compile=args.compile, **decoding)  # fmt: skip
+            for batch in prompts.split(rows):
+                kvlimit.generate(model, input_ids=batch, attention_mask=torch.ones_like(batch), cache_limit=config,
+                                 pad_token_id=0, compile=args.compile, **decoding)  # fmt: skip
             sync(device)
             best["static"] = min(best["static"], time.perf_counter() - start)
         static = tokens / best["static"]
-        print(f"{name}, {rows} rows: static {static:7.0f} tokens/s")
+        print(f"{name}, {rows} rows, {len(requests)} prompts: static {static:7.0f} tokens/s")
         for key, seconds in best.items():
             if key != "static":
                 print(
@@ -87,6 +91,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="16", help="rows (and prompts), comma-separated (default: 16)")
     parser.add_argument("--new-tokens", type=int, default=128)
+    parser.add_argument("--waves", type=int, default=1,
+                        help="prompts per row: rows x waves prompts, in that many static batches (default: 1)")  # fmt: skip
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cache-limit", type=int, default=32)
     parser.add_argument("--prefill-rows", default="1,4,16",

@@ -344,25 +344,72 @@ def test_a_compiled_decode_step_gives_the_same_tokens():
 
 @pytest.mark.parametrize("prefill_rows", [1, 2, 4])
 def test_prompts_prefilled_together_start_in_one_step(prefill_rows):
-    """Up to `prefill_rows` queued prompts are prefilled in one forward, left-padded: the first step gives
-    the first token of that many prompts, and every sequence is still its prompt alone."""
+    """While a row decodes, up to `prefill_rows` queued prompts are prefilled in one forward of the
+    prefill cache, left-padded: one step gives the first token of that many prompts, and every sequence
+    is still its prompt alone."""
     model = make_model("llama")
     config = kvlimit.LimitConfig.create(LIMIT)
     decoding = {"max_new_tokens": NEW, **SAMPLING}
-    reqs = requests(model, lengths=(3, 6, 5, 8, 1))  # each fed whole (at most the limit)
-    engine = ContinuousEngine(model, config, rows=4, decoding=decoding, seed=SEED, prefill_rows=prefill_rows)
+    runner, *reqs = requests(model, lengths=(4, 3, 6, 5, 8, 1))  # each fed whole (at most the limit)
+    engine = ContinuousEngine(model, config, rows=5, decoding=decoding, seed=SEED, prefill_rows=prefill_rows)
+    engine.submit(runner)  # one prompt of five rows: through the prefill cache, then decoding
+    got = collect(engine.step())
+    assert engine.active == 1 and engine._scratch.started
     for request in reqs:
         engine.submit(request)
     first = engine.step()
-    started = list(dict.fromkeys(e.id for e in first if isinstance(e, kvlimit.Token)))  # (and decoded once)
+    started = list(dict.fromkeys(e.id for e in first if isinstance(e, kvlimit.Token) and e.id != runner.id))
     assert started == [r.id for r in reqs[:prefill_rows]]
-    got = {}
-    events = first
-    while True:
-        got.update({(e.id, e.sequence): e.tokens for e in events if isinstance(e, kvlimit.Finished)})
-        if not engine.busy:
-            break
-        events = engine.step()
+    got.update(collect(first))
+    while engine.busy:
+        got.update(collect(engine.step()))
+    assert_alone(model, config, decoding, [runner, *reqs], got)
+
+
+def collect(events) -> dict[tuple[str, int], list[int]]:
+    return {(e.id, e.sequence): e.tokens for e in events if isinstance(e, kvlimit.Finished)}
+
+
+@pytest.mark.parametrize("sequences", [1, 2])
+def test_the_first_prompts_are_prefilled_in_the_batchs_own_rows(sequences):
+    """Before the batch has decoded anything, a group that fills more than half the rows is prefilled in
+    the batch's own rows (the prefill cache is never used; rows left over take a copy of a prompt): every
+    sequence starts in the first step, whatever `prefill_rows`, and each is its prompt alone (chunked
+    prompts, left padding, several sequences of a prompt in rows side by side)."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT, prefill_chunk=4)
+    decoding = {"max_new_tokens": NEW, **SAMPLING}
+    reqs = requests(model, lengths=(6, 7, 9, 8, 6, 7))  # two pieces alone at chunk 4 (and the last column)
+    rows = 7 if sequences == 1 else 8  # 6 rows of 7 (one left over), or 4 prompts x 2 of 8 and 2 queued
+    engine = ContinuousEngine(model, config, rows=rows, decoding=decoding, seed=SEED, prefill_rows=1,
+                              num_return_sequences=sequences)  # fmt: skip
+    for request in reqs:
+        engine.submit(request)
+    got: dict[tuple[str, int], list[int]] = {}
+    while engine.active == 0:
+        got.update(collect(engine.step()))
+    in_place = reqs[: rows // sequences]
+    assert engine.active == len(in_place) * sequences and not engine._scratch.started
+    while engine.busy:
+        got.update(collect(engine.step()))
+    assert engine._scratch.started == (len(in_place) < len(reqs))  # the rest came through the prefill cache
+    assert_alone(model, config, decoding, reqs, got, sequences)
+
+
+def test_a_few_first_prompts_go_through_the_prefill_cache():
+    """A first group filling at most half the rows is not padded to the batch: it is prefilled in the
+    prefill cache, as later prompts are."""
+    model = make_model("llama")
+    config = kvlimit.LimitConfig.create(LIMIT)
+    decoding = {"max_new_tokens": NEW, "do_sample": False}
+    reqs = requests(model, lengths=(6, 7))
+    engine = ContinuousEngine(model, config, rows=4, decoding=decoding, seed=SEED)
+    for request in reqs:
+        engine.submit(request)
+    got = collect(engine.step())
+    assert engine.active == 2 and engine._scratch.started
+    while engine.busy:
+        got.update(collect(engine.step()))
     assert_alone(model, config, decoding, reqs, got)
 
 

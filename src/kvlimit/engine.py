@@ -29,7 +29,10 @@ the prompt by itself; chunks are counted back from the last column). A prompt's 
 give each sequence's first token, and its row state is loaded into a free row
 (`BoundedCache.load_row`: counters, kept slots, keys and values, positions, the recall store's
 blocks). The batch's cache is allocated once; a byte budget holds the batch's rows and the
-`prefill_rows` rows prompts are prefilled in.
+`prefill_rows` rows prompts are prefilled in. The first group (before the batch has decoded anything:
+`run` then takes up to R requests) is prefilled in the batch's own rows instead, each sequence in a
+row of its own, when its sequences fill more than half of them: one forward and nothing to load, as a
+static batch starts (rows no sequence takes are fed a copy of a prompt; their tokens are never read).
 
 Each sequence is its own. Its decoding rules (logits processors, stopping criteria) are those
 transformers' generate prepares for its prompt alone (`integrations.hf.prepared_rules`) with the
@@ -214,15 +217,18 @@ class _Queued:
 
 @dataclass
 class _Prefill:
-    """Prompts being prefilled together, member k in the prefill cache's row k (those still wanted:
-    a cancelled one leaves), left-padded to one width: `ids` and `mask` (prompts, width), and the column
-    spans still to feed (the last gives the logits)."""
+    """Prompts being prefilled together, each member from row k of the cache it is prefilled in (those
+    still wanted: a cancelled one leaves), left-padded to one width: `ids` and `mask` (rows, width), and
+    the column spans still to feed (the last gives the logits). `in_place`: the cache is the batch's own
+    (a member's sequences in rows k, k + 1, ...: nothing to load), else the prefill cache (one row a
+    member, loaded into free rows)."""
 
     members: list[tuple[int, _Queued]]
     ids: torch.Tensor
     mask: torch.Tensor | None
     pieces: list[tuple[int, int]]
     started: float
+    in_place: bool = False
 
 
 @dataclass
@@ -440,7 +446,10 @@ class ContinuousEngine:
         self.open()
         exhausted = False
         while True:
-            while not exhausted and len(self._queue) < self.prefill_rows:  # enough to prefill together
+            # enough to prefill together: the first group fills the batch's rows, later ones the prefill cache's
+            assert self.cache is not None
+            wanted = self.rows if self.cache.columns_seen == 0 else self.prefill_rows
+            while not exhausted and len(self._queue) < wanted:
                 request = next(pending, None)
                 if request is None:
                     exhausted = True
@@ -498,6 +507,13 @@ class ContinuousEngine:
         free = sum(row is None for row in self._rows)
         if not self._queue or free < self._queue[0].sequences:
             return False
+        assert self.cache is not None
+        if self.cache.columns_seen == 0 and free == len(self._rows):  # nothing decoded yet
+            group = self._group(free, in_place=True)
+            if 2 * sum(q.sequences for q in group) > free:
+                self._start_in_place(group)
+                return True
+            self._queue.extendleft(reversed(group))  # too few to fill the batch: the prefill cache's way
         group = self._group(free)
         self._scratch.reset()
         if len(group) == 1:
@@ -508,28 +524,45 @@ class ContinuousEngine:
         self._prefill = _Prefill(list(enumerate(group)), ids, mask, pieces, time.perf_counter())
         return True
 
+    def _start_in_place(self, group: list[_Queued]) -> None:
+        """Prefill `group` in the batch's own rows, each sequence in a row of its own, left-padded to one
+        width (each row as it is alone); rows no sequence takes are fed a copy of the first prompt (their
+        tokens are never read, and the next prompt loaded there replaces them)."""
+        assert self.cache is not None
+        members, prompts = [], []
+        for queued in group:
+            members.append((len(prompts), queued))
+            prompts += [queued.ids[0].tolist()] * queued.sequences
+        prompts += [prompts[0]] * (len(self._rows) - len(prompts))
+        ids, mask = left_padded(prompts, 0, self.device)
+        self.cache.reset()  # `open` gave it empty rows for load_row; the prompts' forward makes them
+        pieces = self._pieces(ids.shape[1])
+        mask_or_none = None if len(prompts) == 1 else mask
+        self._prefill = _Prefill(members, ids, mask_or_none, pieces, time.perf_counter(), in_place=True)
+
     def _pieces(self, width: int) -> list[tuple[int, int]]:
         """The column spans a prompt of `width` columns is fed in (the last gives the logits)."""
         chunk = prefill_chunk(self._scratch, width, self.config.prefill_chunk)
         return [(0, width)] if chunk is None else [*prefill_spans(width, chunk), (width - 1, width)]
 
-    def _group(self, free: int) -> list[_Queued]:
+    def _group(self, free: int, *, in_place: bool = False) -> list[_Queued]:
         """The queue's head and the prompts after it that are prefilled with it (taken from the queue),
-        while: their sequences fit the `free` rows; they are at most `prefill_rows`; each is fed in as many
-        pieces alone as at the group's width (so that none waits for another's chunks: left padding then
-        keeps a row's pieces its own, `prefill_spans`); and a piece of the group, rows x columns, holds at
-        most `max(limit, prefill_chunk, ADMITTED_TOKENS)` tokens."""
+        while: their sequences fit the `free` rows; each is fed in as many pieces alone as at the group's
+        width (so that none waits for another's chunks: left padding then keeps a row's pieces its own,
+        `prefill_spans`); and, in the prefill cache (not `in_place`), they are at most `prefill_rows` and a
+        piece of the group, rows x columns, holds at most `max(limit, prefill_chunk, ADMITTED_TOKENS)`
+        tokens (what admitting them costs the decoding rows; in place, no row is decoding)."""
         group = [self._queue.popleft()]
         width, sequences = group[0].ids.shape[1], group[0].sequences
         count = len(self._pieces(width))  # the pieces of every member alone, and of the group
         budget = max(self._scratch.kept_limit, self.config.prefill_chunk or 0, ADMITTED_TOKENS)
-        while self._queue and len(group) < self.prefill_rows:
+        while self._queue and (in_place or len(group) < self.prefill_rows):
             joining = self._queue[0]
             wider = max(width, joining.ids.shape[1])
             pieces = self._pieces(wider)
             if (
                 sequences + joining.sequences > free
-                or (len(group) + 1) * max(end - start for start, end in pieces) > budget
+                or (not in_place and (len(group) + 1) * max(end - start for start, end in pieces) > budget)
                 or len(pieces) != count
                 or len(self._pieces(joining.ids.shape[1])) != count
             ):
@@ -539,24 +572,25 @@ class ContinuousEngine:
         return group
 
     def _feed(self, events: list[Token | Finished]) -> None:
-        """The next piece of the prompts being prefilled through the prefill cache."""
+        """The next piece of the prompts being prefilled, through the prefill cache or in place."""
         fill = self._prefill
-        assert fill is not None
+        assert fill is not None and self.cache is not None
+        cache = self.cache if fill.in_place else self._scratch
         start, end = fill.pieces.pop(0)
         ids = fill.ids[:, start:end]
         mask = None if fill.mask is None else fill.mask[:, start:end]
         if fill.pieces:  # a chunk before the last column: planned as a prompt chunk, with its mask
             chunk_mask = torch.ones_like(ids) if mask is None else mask
-            forward_step(self.model, self._scratch, ids, chunk_mask, **self._forward_extra)
+            forward_step(self.model, cache, ids, chunk_mask, **self._forward_extra)
             return
-        out = forward_step(self.model, self._scratch, ids, mask, **self._forward_extra)
+        out = forward_step(self.model, cache, ids, mask, **self._forward_extra)
         self._prefill = None
         self._start_rows(fill, out.logits[:, -1, :], events)
 
     def _start_rows(self, fill: _Prefill, logits: torch.Tensor, events: list[Token | Finished]) -> None:
         """Choose the first token of every sequence of the prompts prefilled together, for all of them at
-        once, from the prompts' last `logits` (prompts, vocab), and load each sequence that goes on into a
-        free row from its prompt's row of the prefill cache."""
+        once, from the prompts' last `logits` (rows of the prefill, vocab), and load each sequence that goes
+        on into a free row from its prompt's row of the prefill cache (prefilled in place: it is there)."""
         assert self.cache is not None
         free = iter([b for b, row in enumerate(self._rows) if row is None])
         starting: list[tuple[int, int, _Row]] = []  # (batch row, prefill row, the sequence)
@@ -566,11 +600,11 @@ class ContinuousEngine:
                 if queued.rules.config.do_sample:
                     generator = torch.Generator(device=self.device)
                     generator.manual_seed(sequence_seed(*queued.seed, sequence))
-                b = next(free)
+                b = k + sequence if fill.in_place else next(free)
+                source = b if fill.in_place else k
                 self.choice.start(b, queued.ids, queued.rules, generator)
-                starting.append(
-                    (b, k, _Row(queued.request, sequence, queued.rules, self.choice, b, fill.started))
-                )
+                row = _Row(queued.request, sequence, queued.rules, self.choice, b, fill.started)
+                starting.append((b, source, row))
         rows = [b for b, _, _ in starting]
         firsts = logits[[k for _, k, _ in starting]]
         tokens, host, done = self.choice.choose(firsts, rows)
@@ -579,7 +613,8 @@ class ContinuousEngine:
             if done[i]:
                 events.append(row.finished())
                 continue
-            self.cache.load_row(b, self._scratch, k)
+            if not fill.in_place:
+                self.cache.load_row(b, self._scratch, k)
             self._rows[b] = row
             self._next[b, 0] = tokens[i]
 
