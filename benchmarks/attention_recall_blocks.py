@@ -5,9 +5,11 @@ source, the retrieval suite's held-out filler; it changes with the code), the la
 `--tokens` tokens are measured at limits of a quarter and an eighth of the context, for R = L/4 recalled
 slots (`--shares 4,2` adds L/2): the share of the full cache's attention on the tokens each step attended, over the share
 of the best set of as many tokens (the oracle); sinks alone at the same limit beside. Variants: blocks of
-16 and of 4 tokens, scored by keys (position-blind) and by distance.
+16 and of 4 tokens, scored by keys (position-blind) and by distance (`--variants` picks some), each
+with the store in each of `--recall-dtypes` (default: none, the model's dtype).
 
     python benchmarks/attention_recall_blocks.py --json results/recall/attention-blocks.json
+    python benchmarks/attention_recall_blocks.py --variants "distance b4" --recall-dtypes none,bfloat16,float16
 """
 
 from __future__ import annotations
@@ -42,22 +44,31 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=64, help="decode steps measured, the text's last")
     parser.add_argument("--every", type=int, default=4)
     parser.add_argument("--shares", default="4", help="R = L / each of these")
+    parser.add_argument(
+        "--variants", default=",".join(VARIANTS), help="comma separated, of: " + ", ".join(VARIANTS)
+    )
+    parser.add_argument(
+        "--recall-dtypes", default="none", help="the store's dtypes, comma separated (none: the model's)"
+    )
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
+    dtypes = [None if d == "none" else d for d in args.recall_dtypes.split(",")]
+    variants = {f"{v}{'' if d is None else ' ' + d}": (*VARIANTS[v], d) for v in args.variants.split(",")
+                for d in dtypes}  # fmt: skip
     loaded = load_model(None)
     rows: list[dict[str, Any]] = []
     work = [(text, fraction, share, name) for text in TEXTS for fraction in (4, 8)
             for share in (int(s) for s in args.shares.split(","))
-            for name in VARIANTS]  # fmt: skip
+            for name in variants]  # fmt: skip
     with tqdm(total=len(work), desc="attention recall", file=sys.stderr) as bar:
         for text, fraction, share, name in work:
             ids = loaded.tokenizer(filler_text(TEXTS[text]), add_special_tokens=False)["input_ids"][
                 : args.tokens
             ]
             limit = args.tokens // fraction
-            score, block = VARIANTS[name]
+            score, block, dtype = variants[name]
             config = kvlimit.LimitConfig.create(
-                limit, recall=limit // share, recall_score=score, recall_block=block
+                limit, recall=limit // share, recall_score=score, recall_block=block, recall_dtype=dtype
             )
             (result,) = attention_recall(loaded.model, torch.tensor([ids]), {name: config},
                                          start=args.tokens - args.steps, every=args.every)  # fmt: skip
@@ -68,12 +79,13 @@ def main() -> None:
             bar.update()
     print(f"attention recall, the last {args.steps} steps of {args.tokens} tokens (every {args.every}); "
           "share of the full cache's attention held / the oracle's:")  # fmt: skip
-    print(f"  {'text':<26} {'limit':>5} {'R':>4} {'sinks':>6} " + " ".join(f"{v:>12}" for v in VARIANTS))
-    for i in range(0, len(rows), len(VARIANTS)):
-        group = rows[i : i + len(VARIANTS)]
+    width = max(12, *(len(v) for v in variants))
+    print(f"  {'text':<26} {'limit':>5} {'R':>4} {'sinks':>6} " + " ".join(f"{v:>{width}}" for v in variants))
+    for i in range(0, len(rows), len(variants)):
+        group = rows[i : i + len(variants)]
         first = group[0]
         print(f"  {first['text']:<26} {first['limit']:>5} {first['recall']:>4} {first['sinks_of_oracle']:>6.3f} "
-              + " ".join(f"{r['of_oracle']:>12.3f}" for r in group))  # fmt: skip
+              + " ".join(f"{r['of_oracle']:>{width}.3f}" for r in group))  # fmt: skip
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(

@@ -1,7 +1,8 @@
 """The recall tier's decode step compiled, against the sinks step compiled, side by side in one run.
 
 For a cache limit L (default 1,024) and recalled slots R in `--recall` (default L/4 and L/2), each
-variant (`sinks`, and `sinks+recall R` with the defaults: scored by distance in blocks of 4) is fed the
+variant (`sinks`, and `sinks+recall R` with the defaults: scored by distance in blocks of 4; with
+`--recall-dtype int8` also the store kept as int8 codes) is fed the
 same corpus tokens until its recall store holds `--store` evicted tokens (the sinks cache gets as
 many), then timed two ways in interleaved rounds, so machine noise hits every variant alike:
 
@@ -53,6 +54,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=1024)
     parser.add_argument("--recall", default=None, help="recalled slots, comma separated (default: L/4,L/2)")
     parser.add_argument("--store", type=int, default=4096, help="evicted tokens the recall store holds")
+    parser.add_argument("--recall-dtype", default="none",
+                        help="the recall store's dtypes, comma separated: none (the model's), int8, int4 (default: none)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--mode", default=None, help="inductor mode (default: reduce-overhead on CUDA)")
@@ -67,7 +70,11 @@ def main() -> None:
     limit = args.limit
     forms = [f for f in ("compiled", "eager") if f in args.forms.split(",")]
     recalls = [int(r) for r in args.recall.split(",")] if args.recall else [limit // 4, limit // 2]
-    variants = {"sinks": 0, **{f"sinks+recall{r}": r for r in recalls}}
+    dtypes = [None if d == "none" else d for d in args.recall_dtype.split(",")]
+    variants: dict[str, tuple[int, str | None]] = {"sinks": (0, None)}
+    for r in recalls:
+        for d in dtypes:
+            variants[f"sinks+recall{r}" + (f" {d}" if d else "")] = (r, d)
     mode = args.mode or ("reduce-overhead" if device.type == "cuda" else "default")
     config = CompileConfig(fullgraph=True, dynamic=False, mode=mode)
     ids = corpus_ids(tokenizer, limit + args.store + 1, device)
@@ -77,10 +84,10 @@ def main() -> None:
     compile_s: dict[str, float] = {}
     first_diff: dict[str, float] = {}
     with torch.no_grad():
-        for name, recall in variants.items():
+        for name, (recall, dtype) in variants.items():
             fill = ids[:, : limit - recall + args.store]  # the kept slots, and `store` tokens evicted
-            eager_cache = filled_cache(model, limit, recall, fill)
-            static_cache = filled_cache(model, limit, recall, fill)
+            eager_cache = filled_cache(model, limit, recall, fill, dtype=dtype)
+            static_cache = filled_cache(model, limit, recall, fill, dtype=dtype)
             static_cache.make_static(fill.shape[1] + args.rounds + 8)  # as generate: the run's length
             compiled = hf.CompiledDecodeStep(model, static_cache, spec, config)
             start = time.perf_counter()

@@ -41,11 +41,18 @@ def corpus_ids(tokenizer: Any, count: int, device: torch.device) -> torch.Tensor
 
 
 def filled_cache(
-    model: Any, limit: int, recall: int, ids: torch.Tensor, score: str | None = None, block: int | None = None
+    model: Any,
+    limit: int,
+    recall: int,
+    ids: torch.Tensor,
+    score: str | None = None,
+    block: int | None = None,
+    dtype: str | None = None,
 ) -> kvlimit.BoundedCache:
     config = kvlimit.LimitConfig.create(
-        limit, "sinks", recall=recall or None, recall_score=score, recall_block=block
-    )
+        limit, "sinks", recall=recall or None, recall_score=score, recall_block=block,
+        recall_dtype=dtype if recall else None,
+    )  # fmt: skip
     cache = kvlimit.build_cache(model, config)
     chunk = cache.policy.default_chunk(cache.kept_limit)
     for start in range(0, ids.shape[1], chunk):

@@ -85,6 +85,8 @@ def test_compiled_recall_equals_eager(family):
         ("phi3", dict(do_sample=False, recall=8, recall_block=2)),
         ("llama", dict(do_sample=False, recall_dtype="int8", recall_store=8 * RECALL, max_new_tokens=80)),
         ("qwen3", dict(num_beams=2, do_sample=True, recall_dtype="int4", kv_dtype="int8")),
+        ("llama", dict(do_sample=True, recall_dtype="bfloat16", recall_store=8 * RECALL, max_new_tokens=80)),
+        ("gpt_neox", dict(num_beams=2, do_sample=False, recall_dtype="float16")),
     ],
 )
 def test_compiled_recall_modes_equal_eager(family, options):
@@ -270,7 +272,7 @@ def recall_runs(draw: st.DrawFn) -> dict:
         recall=recall,
         policy=draw(st.sampled_from(["sinks", "window"])),
         recall_store=draw(st.none() | st.integers(recall, recall + 24)),
-        recall_dtype=draw(st.sampled_from([None, None, "int8", "int4"])),
+        recall_dtype=draw(st.sampled_from([None, None, "int8", "int4", "bfloat16"])),
         recall_score=draw(st.sampled_from(["distance", "keys"])),
         recall_block=draw(st.sampled_from([None, 1, 2])),
         prefill_chunk=draw(st.none() | st.integers(1, limit - recall - 4)),

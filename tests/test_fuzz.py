@@ -160,7 +160,7 @@ def cases(draw: st.DrawFn) -> Case:
     # installed transformers serves, so every release sees the same cases
     recall = draw(st.integers(1, limit - chosen.get("n_sink", 0) - 1))  # at least one recent slot
     recall_store = draw(st.none() | st.integers(recall, recall + 24))
-    recall_dtype = draw(st.sampled_from([None, None, "int8", "int4"]))
+    recall_dtype = draw(st.sampled_from([None, None, "int8", "int4", "bfloat16"]))
     recall_score = draw(st.sampled_from([None, "keys", "bounds"]))
     if not (draw(st.integers(0, 3)) and not POLICIES[policy].per_layer and serves_recall(family)):
         recall = recall_store = recall_dtype = recall_score = None

@@ -194,7 +194,9 @@ def test_depth1_quantized_store_recalls_the_same_tokens(recall_dtype, relative):
         assert error <= relative, f"{recall_dtype}: logits off by {float(error):.3f} of their scale"
 
 
-@pytest.mark.parametrize(("recall_dtype", "relative"), [("int8", 0.05), ("int4", 0.4)])
+@pytest.mark.parametrize(
+    ("recall_dtype", "relative"), [("int8", 0.05), ("int4", 0.4), ("bfloat16", 0.03), ("float16", 0.005)]
+)
 def test_depth1_keys_score_of_a_quantized_store(recall_dtype, relative):
     """Scored by the stored (rounded) keys, a quantized store may choose other blocks than a float one;
     whatever it chose, each step's logits are those of a fresh forward over exactly the tokens it
@@ -233,7 +235,10 @@ def test_attended_bytes_as_without_recall_and_store_bytes_by_the_formula():
     common = dict(input_ids=ids, attention_mask=mask, cache_limit=32, max_new_tokens=90, min_new_tokens=90,
                   do_sample=False, return_dict_in_generate=True)  # fmt: skip
     plain = output_cache(kvlimit.generate(model, **common))
-    for recall_dtype, score in ((None, "keys"), ("int8", "keys"), ("int4", "keys"), (None, "bounds")):
+    for recall_dtype, score in (
+        (None, "keys"), ("int8", "keys"), ("int4", "keys"), ("bfloat16", "distance"), ("float16", "keys"),
+        (None, "bounds"),
+    ):  # fmt: skip
         cache = output_cache(
             kvlimit.generate(model, recall=16, recall_dtype=recall_dtype, recall_score=score, **common)
         )
@@ -301,7 +306,10 @@ def _rope(dim: int = 8) -> RopeSpec:
 
 
 @pytest.mark.parametrize("score", ["distance", "keys", "bounds"])
-@pytest.mark.parametrize(("recall_dtype", "bound"), [(None, 1e-5), ("int8", 0.02), ("int4", 0.2)])
+@pytest.mark.parametrize(
+    ("recall_dtype", "bound"),
+    [(None, 1e-5), ("int8", 0.02), ("int4", 0.2), ("bfloat16", 2**-8 * 1.5), ("float16", 2**-11 * 1.5)],
+)
 def test_blocks_round_trip(recall_dtype, bound, score):
     """Tokens captured at their positions come back unrotated, as written (quantized: within its bound),
     however the store keeps them for scoring."""

@@ -103,7 +103,8 @@ def test_info_gives_the_store_bytes_per_token(tiny, capsys):
     recall = facts["recall"]
     assert recall["supported"] and recall["block"] == BLOCK  # --recall defaults to one block's slots
     per_token = recall["store_bytes_per_token"]
-    assert per_token["int4"] < per_token["int8"] < per_token["model dtype"]
+    assert per_token["int4"] < per_token["int8"] < per_token["bfloat16"] < per_token["model dtype"]
+    assert per_token["bfloat16"] == per_token["float16"] == per_token["model dtype"] / 2  # float32 model
     assert per_token["int8"] == recall_block_bytes(tiny.model, [0, 1], "int8", BLOCK) / BLOCK
 
 

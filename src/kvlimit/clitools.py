@@ -113,7 +113,7 @@ def add_recall_arguments(group: Any) -> None:
                        help=f"{declared('recall')} (default: 0, off)")  # fmt: skip
     group.add_argument("--recall-store", metavar="N|SIZE", default=None,
                        help=f"{declared('recall_store')} (default: no bound)")  # fmt: skip
-    group.add_argument("--recall-dtype", metavar="none|int8|int4", default="none",
+    group.add_argument("--recall-dtype", metavar="none|" + "|".join(RECALL_DTYPES), default="none",
                        help=f"{declared('recall_dtype')}; none keeps the model's dtype (default: none)")  # fmt: skip
     group.add_argument("--recall-score", metavar="|".join(RECALL_SCORES), default=None,
                        help=f"{declared('recall_score')} (default: distance)")  # fmt: skip

@@ -125,7 +125,7 @@ CACHE_OPTIONS = (
     ),
     Option(
         "recall_dtype",
-        "with recall: store the evicted keys and values as int8 or int4 codes",
+        "with recall: store the evicted keys and values as int8 or int4 codes, or bfloat16 or float16",
         "D",
         "the model's dtype",
     ),
@@ -147,8 +147,8 @@ CACHE_OPTIONS = (
     ),
 )
 
-#: Quantized dtypes the recall store keeps.
-RECALL_DTYPES = ("int8", "int4")
+#: Dtypes the recall store keeps besides the model's: quantized codes, or 16-bit floats.
+RECALL_DTYPES = ("int8", "int4", "bfloat16", "float16")
 #: How the recall tier scores its blocks (`kvlimit.cache.recall`).
 RECALL_SCORES = ("keys", "bounds", "distance")
 
@@ -182,7 +182,8 @@ class LimitConfig:
         recall: slots of the limit for recalled tokens (0: no recall tier; `kvlimit.cache.recall`).
         recall_store_tokens / recall_store_bytes: the recall store's bound, per sequence in tokens or
             for the whole store in bytes (both None: no bound).
-        recall_dtype: "int8" / "int4" codes in the recall store, or None (the model's dtype).
+        recall_dtype: "int8" / "int4" codes in the recall store, "bfloat16" / "float16" floats, or None
+            (the model's dtype).
         recall_score: "distance", "keys" or "bounds", how the recall tier scores its blocks.
         recall_block: tokens per block of the recall store (None: `kvlimit.cache.recall.block_for`).
     """

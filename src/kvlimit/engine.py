@@ -529,7 +529,8 @@ class ContinuousEngine:
         width (each row as it is alone); rows no sequence takes are fed a copy of the first prompt (their
         tokens are never read, and the next prompt loaded there replaces them)."""
         assert self.cache is not None
-        members, prompts = [], []
+        members: list[tuple[int, _Queued]] = []
+        prompts: list[list[int]] = []
         for queued in group:
             members.append((len(prompts), queued))
             prompts += [queued.ids[0].tolist()] * queued.sequences

@@ -120,7 +120,8 @@ def generate(
             policies sinks and window, RoPE models).
         recall_store: the most evicted tokens a sequence keeps (int), or a memory size for the whole
             store ("256MiB"); the oldest blocks go first. None: the store grows with the text.
-        recall_dtype: "int8" or "int4": the recall store keeps codes (None: the model's dtype).
+        recall_dtype: "int8" or "int4": the recall store keeps codes; "bfloat16" or "float16": 16-bit
+            floats (None: the model's dtype).
         recall_score: how blocks are chosen: "distance" (default: each block's best key for the step's
             queries, each key seen at its distance from the query, as the full cache sees it), "keys"
             (the same, every block judged at one distance) or "bounds" (Quest's per-channel key bounds).

@@ -76,18 +76,19 @@ def recall_block_bytes(
     """Bytes of one recall block of one row over `layers` (see the module docstring); scoring by
     "bounds" adds each block's float32 key bounds."""
     from .cache.recall import RECALL_GROUP
+    from .cache.recall_storage import recall_float_dtype
 
     shapes = kv_shapes(model)
-    stored = None if recall_dtype is None else quant.scheme(recall_dtype)
+    floats = recall_float_dtype(recall_dtype)
+    stored = None if recall_dtype is None or floats is not None else quant.scheme(recall_dtype)
     total = 0
     for idx in layers:
         shape = shapes[idx]
         for heads, dim in ((shape.key_heads, shape.key_dim), (shape.value_heads, shape.value_dim)):
-            vector = (
-                dim * shape.element_size
-                if stored is None
-                else stored.bytes_per_vector(dim, quant.block_size(dim, RECALL_GROUP))
-            )
+            if stored is not None:
+                vector = stored.bytes_per_vector(dim, quant.block_size(dim, RECALL_GROUP))
+            else:
+                vector = dim * (shape.element_size if floats is None else floats.itemsize)
             total += heads * block * vector
         if score == "bounds":
             total += 2 * shape.key_heads * shape.key_dim * 4  # the block's key bounds, float32

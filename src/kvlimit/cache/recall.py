@@ -3,8 +3,9 @@
 Contract
 --------
 `RecallStore` keeps, per row, the keys and values the cache evicts, in blocks of `block` tokens
-(never padding), for every bounded layer, in the cache's dtype or quantized (`recall_dtype` "int8" /
-"int4", `kvlimit.cache.quant`). Under a positional policy every layer evicts the same tokens, so one
+(never padding), for every bounded layer, in the cache's dtype, in 16-bit floats (`recall_dtype`
+"bfloat16" / "float16": half a float32 model's bytes, scored in that dtype) or quantized (`recall_dtype`
+"int8" / "int4", `kvlimit.cache.quant`). Under a positional policy every layer evicts the same tokens, so one
 block table (on the host) serves every layer; the keys and values live per group of layers of one
 shape and rotation (the store's stacks), `(layers, kv_heads, blocks, block, head_dim)`.
 
@@ -59,7 +60,7 @@ import torch
 
 from ..positions.rope import RopeSpec
 from .quant import scheme
-from .recall_storage import RECALL_GROUP, Homes, RecallGroup
+from .recall_storage import RECALL_GROUP, Homes, RecallGroup, recall_float_dtype
 from .recall_table import BlockTable
 
 __all__ = ["BLOCK", "RECALL_GROUP", "RecallGroup", "RecallStore", "best_columns", "block_for"]
@@ -102,7 +103,7 @@ class RecallStore:
         groups: per group of layers, (model layer indices, their `RopeSpec` or None).
         slots: recalled slots per row (each query attends at most this many recalled tokens).
         capacity: most tokens a row keeps (None: no bound; the oldest blocks go first).
-        recall_dtype: "int8", "int4" or None (the model's dtype).
+        recall_dtype: "int8", "int4", "bfloat16", "float16" or None (the model's dtype).
         per_head: choose blocks per KV head (True) or one choice per layer for all heads.
         block: tokens per block (default `block_for(slots)`).
         score: "distance" (a block scores its best key's product with the queries, each key turned by
@@ -131,7 +132,9 @@ class RecallStore:
             )
         self.picks = slots // self.block
         self.max_blocks = None if capacity is None else max(self.picks, capacity // self.block)
-        self.scheme = None if recall_dtype is None else scheme(recall_dtype)
+        #: floats kept in a 16-bit `recall_dtype` (None: codes, or the model's dtype)
+        self.floats = recall_float_dtype(recall_dtype)
+        self.scheme = None if recall_dtype is None or self.floats is not None else scheme(recall_dtype)
         self.per_head = per_head
         if score not in ("keys", "bounds", "distance"):
             raise ValueError(f"score={score!r} is not one of 'keys', 'bounds', 'distance'")
@@ -219,7 +222,7 @@ class RecallStore:
         self.stored_total += sum(counts)
         for members, keys, values in taken:
             if self.homes is None:
-                self.homes = Homes.of(keys, values, self.scheme, self.block, self.score)
+                self.homes = Homes.of(keys, values, self.scheme, self.block, self.score, self.floats)
                 self._grow(self.capacity_blocks)
             group = self._where[members[0]][0]
             if group.rope is not None:  # unrotated, or (scoring by distance) rotated at the token's index
@@ -354,9 +357,10 @@ class RecallStore:
                 )
                 best = products.view(kv_heads, blocks, -1).amax(dim=-1)  # (kv_heads, blocks)
                 return best.float()[:, ids[0]][None]
-            keys = group.pick(group.keys, i, ids.to(homes.keys), homes)  # (kv_heads, batch, n, block, dim)
-            products = torch.einsum("kbnjd,bkgd->bkngj", keys.to(grouped.device, torch.float32), grouped)
-            return products.amax(dim=(-1, -2))
+            # (kv_heads, batch, n, block, dim), scored in the dtype they are kept in, as one row's are
+            keys = group.pick(group.keys, i, ids.to(homes.keys), homes, as_stored=True)
+            products = torch.einsum("kbnjd,bkgd->bkngj", keys.to(grouped.device), grouped.to(keys.dtype))
+            return products.amax(dim=(-1, -2)).float()
         assert group.low is not None and group.high is not None
         upper, lower = group.high[i][:, ids], group.low[i][:, ids]  # (kv_heads, batch, n, head_dim)
         bound = torch.einsum("kbnd,bkd->bkn", upper, grouped.clamp(min=0).sum(dim=2))

@@ -83,6 +83,7 @@ class StaticRecall:
         self.device = rows.kept_t.device
         self.dtype = cache.store.dtype or torch.float32
         self.scheme = store.scheme  # quantized blocks (recall_dtype), or None
+        self.floats = store.floats or self.dtype  # the dtype floats are kept (and scored) in
         held = max((len(b) for b in store.rows), default=0)
         self.ring = self._ring_size(held, cache.static_max_length, cache.kept_limit)
         self._heads = self._shapes(cache)
@@ -137,21 +138,22 @@ class StaticRecall:
 
     def _empty(self, shape: tuple[int, ...]) -> torch.Tensor | Codes:
         if self.scheme is None:
-            return torch.zeros(shape, dtype=self.dtype, device=self.device)
+            return torch.zeros(shape, dtype=self.floats, device=self.device)
         return self.scheme.empty(shape, block_size(shape[-1], RECALL_GROUP), self.device)
 
     def _stored(self, x: torch.Tensor) -> torch.Tensor | Codes:
         """`x` (..., dim) as the rings keep it (the eager store's form: `Homes.quantize`)."""
         if self.scheme is None:
-            return x.to(self.dtype)
+            return x.to(self.floats)
         return self.scheme.quantize(x, block_size(x.shape[-1], RECALL_GROUP))
 
-    def _floats(self, stored: torch.Tensor | Codes) -> torch.Tensor:
-        """What `stored` (floats or codes) stands for, in the model's dtype."""
+    def _floats(self, stored: torch.Tensor | Codes, *, as_stored: bool = False) -> torch.Tensor:
+        """What `stored` (floats or codes) stands for, in the model's dtype, or floats `as_stored` (the
+        dtype blocks are scored in, as the eager store scores them)."""
         if isinstance(stored, Codes):
             assert self.scheme is not None
             return self.scheme.dequantize(stored, self.dtype)
-        return stored
+        return stored if as_stored else stored.to(self.dtype)
 
     def tensors(self) -> list[torch.Tensor]:
         """Every tensor a captured step reads or writes in place."""
@@ -287,7 +289,7 @@ class StaticRecall:
         if rope is not None and self.store.score == "distance":  # the query at its own token index
             cos, sin = rope.cos_sin(self.query_index, grouped.device)
             grouped = rope.apply(grouped, cos[:, None, None, :], sin[:, None, None, :])
-        keys = self._floats(_layer(group.keys, i))  # (batch, kv_heads, ring + 1, block, dim)
+        keys = self._floats(_layer(group.keys, i), as_stored=True)  # (batch, kv_heads, ring + 1, block, dim)
         products = torch.matmul(keys.flatten(2, 3), grouped.to(keys.dtype).transpose(-1, -2))
         best = products.view(batch, kv_heads, self.ring + 1, -1).amax(dim=-1).float()
         if not self.store.per_head:
@@ -375,7 +377,7 @@ class StaticRecall:
             kh, kd, vh, vd = self._heads[self.groups[0].members[0]]
             keys = torch.zeros((1, 1, kh, kd), dtype=self.dtype, device=self.device)
             values = torch.zeros((1, 1, vh, vd), dtype=self.dtype, device=self.device)
-            store.homes = Homes.of(keys, values, self.scheme, self.block, store.score)
+            store.homes = Homes.of(keys, values, self.scheme, self.block, store.score, store.floats)
             store._grow(store.capacity_blocks)
         b = store.table.new_block()
         store.fill[b] = fill

@@ -23,6 +23,13 @@ from .quant import Codes, Scheme, block_size
 
 #: Dims per quantization block in a quantized recall store (as the cache's default kv_group).
 RECALL_GROUP = 32
+#: The `recall_dtype`s that keep floats, and their dtypes.
+RECALL_FLOATS = {"bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def recall_float_dtype(recall_dtype: str | None) -> torch.dtype | None:
+    """The float dtype a `recall_dtype` of "bfloat16" / "float16" names (None: codes, or the model's)."""
+    return RECALL_FLOATS.get(recall_dtype or "")
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,9 @@ class Homes:
         device / dtype: the model's.
         shapes: kv_heads and head_dim of keys, then of values.
         keys / values: the devices keys and values live on.
-        scheme: the quantized dtype, or None (floats in `dtype`).
+        scheme: the quantized dtype, or None (floats in `floats`).
+        floats: the dtype floats are kept in (the model's `dtype`, or a 16-bit `recall_dtype`); blocks
+            are scored in it and handed back in `dtype`.
         block: tokens per block.
         bounds: keep each block's key bounds (the "bounds" score).
     """
@@ -46,15 +55,19 @@ class Homes:
     scheme: Scheme | None
     block: int
     bounds: bool
+    floats: torch.dtype
 
     @classmethod
     def of(
-        cls, keys: torch.Tensor, values: torch.Tensor, scheme: Scheme | None, block: int, score: str
-    ) -> Homes:
-        """The homes of a store whose first evicted keys and values (layers, n, kv_heads, head_dim) are these."""
+        cls, keys: torch.Tensor, values: torch.Tensor, scheme: Scheme | None, block: int, score: str,
+        floats: torch.dtype | None = None,
+    ) -> Homes:  # fmt: skip
+        """The homes of a store whose first evicted keys and values (layers, n, kv_heads, head_dim) are
+        these; `floats`: a dtype to keep floats in other than theirs."""
         device = keys.device
         storage = torch.device("cpu") if device.type == "cuda" else device
         return cls(
+            floats=floats or keys.dtype,
             device=device,
             dtype=keys.dtype,
             shapes=(keys.shape[2], keys.shape[-1], values.shape[2], values.shape[-1]),
@@ -166,10 +179,12 @@ class RecallGroup:
         at: torch.Tensor,
         homes: Homes,
         heads: torch.Tensor | None = None,
+        *,
+        as_stored: bool = False,
     ) -> torch.Tensor:
         """Layer i's blocks `at` (batch, kv_heads, picks) head by head, `heads` (1, kv_heads, 1): (batch,
         kv_heads, picks, block, dim); or with `heads` None, blocks `at` (batch, n) whole, heads first:
-        (kv_heads, batch, n, block, dim)."""
+        (kv_heads, batch, n, block, dim). In the model's dtype, or floats `as_stored` (to score them)."""
         tensors = list(stored.tensors()) if isinstance(stored, Codes) else [stored]
         if heads is None:
             parts = [t[i][:, at] for t in tensors]
@@ -179,7 +194,7 @@ class RecallGroup:
         if isinstance(stored, Codes):
             assert homes.scheme is not None
             return homes.scheme.dequantize(Codes(*parts), homes.dtype)
-        return parts[0]
+        return parts[0] if as_stored else parts[0].to(homes.dtype)
 
     def copy_block(self, source: int, target: int) -> None:
         for t in self.parts():
@@ -192,7 +207,7 @@ def _grown(
     """New storage of `shape` on `home` holding `old`'s first `held` blocks (pinned host memory for a
     GPU model's blocks kept on the host)."""
     if homes.scheme is None:
-        new: torch.Tensor | Codes = torch.zeros(shape, dtype=homes.dtype, device=home)
+        new: torch.Tensor | Codes = torch.zeros(shape, dtype=homes.floats, device=home)
     else:
         new = homes.scheme.empty(shape, block_size(shape[-1], RECALL_GROUP), home)
     parts = new.tensors() if isinstance(new, Codes) else [new]

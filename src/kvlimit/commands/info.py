@@ -11,7 +11,7 @@ from ..cache.compiled import COMPILING_POLICIES, family_blocker
 from ..cache.quant import DEFAULT_KV_GROUP, KV_DTYPES
 from ..cache.recall import BLOCK, block_for
 from ..clitools import CLIError, add_common_arguments, add_model_arguments, format_bytes, load_with_status
-from ..config import parse_bytes
+from ..config import RECALL_DTYPES, parse_bytes
 from ..integrations.hf import ModelSpec, can_prepare, inspect_model, text_config
 from ..sizing import kv_bytes_per_token, recall_block_bytes
 
@@ -181,6 +181,6 @@ def _recall_facts(model: Any, spec: ModelSpec, recall: int) -> dict[str, Any]:
         "block": block,
         "store_bytes_per_token": {
             name or "model dtype": recall_block_bytes(model, layers, name, block) / block
-            for name in (None, "int8", "int4")
+            for name in (None, *RECALL_DTYPES)
         },
     }
