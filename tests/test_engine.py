@@ -427,7 +427,7 @@ def test_a_prompt_fed_in_chunks_is_not_held_back_by_a_longer_one():
     assert engine.prefilling == long.id and engine.queued == 2  # the long prompt alone
     got = {}
     while engine.busy:
-        got.update({(e.id, e.sequence): e.tokens for e in engine.step() if isinstance(e, kvlimit.Finished)})
+        got.update(collect(engine.step()))
     assert_alone(model, config, decoding, [long, short, other], got)
 
 
@@ -445,7 +445,7 @@ def test_cancel_a_prompt_prefilled_with_others():
     assert engine.cancel(reqs[1].id) == []
     got = {}
     while engine.busy:
-        got.update({(e.id, e.sequence): e.tokens for e in engine.step() if isinstance(e, kvlimit.Finished)})
+        got.update(collect(engine.step()))
     assert set(got) == {(reqs[0].id, 0), (reqs[2].id, 0)}
     assert_alone(model, config, decoding, [reqs[0], reqs[2]], got)
 
