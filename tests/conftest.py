@@ -7,7 +7,9 @@ import torch
 
 # the cores this process may use (a test run pinned to one core with taskset gets one thread), or
 # KVLIMIT_TEST_THREADS (scripts/test-releases.sh runs two test processes at once, one thread each)
-torch.set_num_threads(int(os.environ.get("KVLIMIT_TEST_THREADS", 0)) or max(1, min(2, len(os.sched_getaffinity(0)))))
+torch.set_num_threads(
+    int(os.environ.get("KVLIMIT_TEST_THREADS", 0)) or max(1, min(2, len(os.sched_getaffinity(0))))
+)
 
 
 @pytest.fixture(autouse=True)
