@@ -2,6 +2,8 @@
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kvlimit.integrations.hf import DynamicCache, cache_argument, inspect_model
 from kvlimit.positions.rope import RopeSpec
@@ -95,3 +97,27 @@ def test_partial_rotary_leaves_the_rest_alone():
     moved = spec.rotate(x, 9)
     assert torch.equal(moved[..., 4:], x[..., 4:])
     assert not torch.allclose(moved[..., :4], x[..., :4])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    span=st.sampled_from([10, 5_000, 1_000_000]),
+    interleaved=st.booleans(),
+    rotary_dim=st.sampled_from([8, 32, 64]),
+    base=st.sampled_from([10_000.0, 500_000.0]),
+)
+def test_float32_cosines_stay_within_an_ulp_of_the_float64_ones(seed, span, interleaved, rotary_dim, base):
+    """`cos_sin_float32` (angles reduced in float64, cosines in float32: the compiled recall step's
+    rotation) against `cos_sin` (float64 cosines), for positions up to a million either way."""
+    generator = torch.Generator().manual_seed(seed)
+    inv_freq = 1.0 / base ** (torch.arange(0, rotary_dim, 2, dtype=torch.float64) / rotary_dim)
+    rope = RopeSpec(inv_freq.float(), rotary_dim, interleaved)
+    delta = torch.randint(-span, span + 1, (3, 17), generator=generator)
+    (cos, sin), (cos32, sin32) = (
+        rope.cos_sin(delta, torch.device("cpu")),
+        rope.cos_sin_float32(delta, torch.device("cpu")),
+    )
+    assert cos32.shape == cos.shape == (3, 17, rotary_dim) and cos32.dtype == torch.float32
+    assert float((cos32 - cos).abs().max()) <= 3e-7
+    assert float((sin32 - sin).abs().max()) <= 3e-7

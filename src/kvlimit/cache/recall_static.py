@@ -24,7 +24,9 @@ compiled or captured step serves recall too:
   blocks back to the eager store when a prompt chunk follows static steps (a continued cache).
 
 Deviations from the eager tier: keys and values both stay on the model's device (the eager tier
-keeps a GPU model's values in host memory); Quest's bounds (`recall_score="bounds"`) are not served
+keeps a GPU model's values in host memory); the recalled keys are rotated with float32 cosines
+(`RopeSpec.cos_sin_float32`, within 3e-7 of the eager tier's float64 ones, which a compiled graph
+would compute per element of the keys); Quest's bounds (`recall_score="bounds"`) are not served
 here (`kvlimit.cache.compiled.compile_blocker` says so). Quantized blocks (`recall_dtype`) are kept as
 the eager store keeps them and dequantized as it does: every key of a layer to score, the chosen
 blocks to attend.
@@ -263,12 +265,12 @@ class StaticRecall:
             if self.store.score == "distance":  # one rotation a block, from its tokens' indices
                 first = self.block_first.gather(1, chosen.view(batch, -1)).view_as(chosen)
                 delta = (self.base[:, None, None] + column - first)[..., None]
-                cos, sin = group.rope.cos_sin(delta, keys.device)
+                cos, sin = group.rope.cos_sin_float32(delta, keys.device)  # (see there: the graph's cost)
                 keys = group.rope.apply(keys, cos, sin).view(batch, kv_heads, n, -1)
             else:
                 keys = keys.view(batch, kv_heads, n, -1)
                 positions = self.base[:, None] + torch.arange(n, device=self.device)[None, :]
-                cos, sin = group.rope.cos_sin(positions[:, None, :], keys.device)
+                cos, sin = group.rope.cos_sin_float32(positions[:, None, :], keys.device)
                 keys = group.rope.apply(keys, cos, sin)
         else:
             keys = keys.view(batch, kv_heads, n, -1)
