@@ -265,7 +265,7 @@ class StaticRecall:
             if self.store.score == "distance":  # one rotation a block, from its tokens' indices
                 first = self.block_first.gather(1, chosen.view(batch, -1)).view_as(chosen)
                 delta = (self.base[:, None, None] + column - first)[..., None]
-                cos, sin = group.rope.cos_sin_float32(delta, keys.device)  # (see there: the graph's cost)
+                cos, sin = group.rope.cos_sin_float32(delta, keys.device)  # float32: see its docstring
                 keys = group.rope.apply(keys, cos, sin).view(batch, kv_heads, n, -1)
             else:
                 keys = keys.view(batch, kv_heads, n, -1)

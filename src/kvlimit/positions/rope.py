@@ -48,24 +48,28 @@ class RopeSpec:
 
         Returns two float32 tensors of shape `(*delta.shape, rotary_dim)`.
         """
-        freqs = self.inv_freq.to(device=device, dtype=torch.float64)
-        angles = delta.to(device=device, dtype=torch.float64)[..., None] * freqs
-        cos, sin = angles.cos().float(), angles.sin().float()
-        if self.interleaved:
-            return cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
-        return torch.cat((cos, cos), dim=-1), torch.cat((sin, sin), dim=-1)
+        angles = self._angles(delta, device)
+        return self._laid_out(angles.cos().float(), angles.sin().float())
 
     def cos_sin_float32(self, delta: torch.Tensor, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         """`cos_sin` with the angles reduced to [-pi, pi] in float64 and their cosines and sines taken in
         float32: within about 3e-7 of `cos_sin`. For a compiled graph, where inductor computes the cosines
         per element of the tensor they rotate (a float64 cosine costs several float32 ones): the recall
         tier's chosen blocks, 3.5 ms of a 43 ms step of the embedded model on this CPU in float64."""
-        freqs = self.inv_freq.to(device=device, dtype=torch.float64)
-        angles = delta.to(device=device, dtype=torch.float64)[..., None] * freqs
+        angles = self._angles(delta, device)
         reduced = (angles - torch.round(angles / (2 * math.pi)) * (2 * math.pi)).float()  # [-pi, pi]
+        return self._laid_out(reduced.cos(), reduced.sin())
+
+    def _angles(self, delta: torch.Tensor, device: torch.device) -> torch.Tensor:
+        """float64 angles `(*delta.shape, rotary_dim // 2)`: each position times each frequency."""
+        freqs = self.inv_freq.to(device=device, dtype=torch.float64)
+        return delta.to(device=device, dtype=torch.float64)[..., None] * freqs
+
+    def _laid_out(self, cos: torch.Tensor, sin: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-frequency cos and sin (..., rotary_dim // 2) spread over the rotary dims in this layout."""
         if self.interleaved:
-            return reduced.cos().repeat_interleave(2, dim=-1), reduced.sin().repeat_interleave(2, dim=-1)
-        return torch.cat((reduced.cos(),) * 2, dim=-1), torch.cat((reduced.sin(),) * 2, dim=-1)
+            return cos.repeat_interleave(2, dim=-1), sin.repeat_interleave(2, dim=-1)
+        return torch.cat((cos, cos), dim=-1), torch.cat((sin, sin), dim=-1)
 
     def apply(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
         """Rotate the first `rotary_dim` dims of `x` (..., head_dim) by precomputed `cos_sin`.
