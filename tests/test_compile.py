@@ -23,6 +23,7 @@ from transformers.generation.streamers import BaseStreamer
 
 import kvlimit
 from kvlimit.cache.compiled import SEQ_LENGTH_READERS
+from kvlimit.integrations import hf
 from kvlimit.integrations.hf import compile_counters
 
 from .helpers import FAMILIES, SLIDING_WINDOW, TinyModel, build_tiny, left_padded, make_model, output_cache
@@ -284,6 +285,31 @@ def test_state_keeps_its_addresses(monkeypatch, family, options):
     _both(model, do_sample=False, max_new_tokens=4 * LIMIT, **options)
     assert len(seen) > 3 * LIMIT
     assert all(ptrs == seen[0] for ptrs in seen)
+
+
+def test_compile_configs_get_the_step_options():
+    """With inductor, kvlimit compiles with `STEP_OPTIONS` (locality reordering off: it made inductor copy
+    a whole stack twice a step, tests/test_compile_recall.py), the mode given as the options it stands
+    for, and the caller's own options over both; another backend's config is left as it is."""
+    from torch._inductor import list_mode_options
+
+    from kvlimit.integrations.hf.compiling import STEP_OPTIONS, with_step_options
+
+    cpu = hf.compile_config_for(None, torch.device("cpu"))
+    assert (cpu.mode, cpu.options, cpu.fullgraph, cpu.dynamic) == (None, STEP_OPTIONS, True, False)
+    cuda = hf.compile_config_for(None, torch.device("cuda"))
+    assert cuda.options == {**STEP_OPTIONS, **list_mode_options("reduce-overhead", False)}
+    given = CompileConfig(mode="max-autotune", options={"reorder_for_locality": True, "max_autotune": False})
+    mine = hf.compile_config_for(given, torch.device("cpu"))
+    assert mine.options == {**list_mode_options("max-autotune", None), "reorder_for_locality": True,
+                            "max_autotune": False}  # fmt: skip
+    assert with_step_options(mine).to_dict() == mine.to_dict()  # twice changes nothing
+    assert given.mode == "max-autotune" and given.options == {
+        "reorder_for_locality": True,
+        "max_autotune": False,
+    }
+    other = CompileConfig(backend="aot_eager", mode="default")
+    assert hf.compile_config_for(other, torch.device("cpu")).to_dict() == other.to_dict()
 
 
 def test_inductor_compiles_and_equals_eager():

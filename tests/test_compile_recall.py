@@ -18,6 +18,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch._inductor.utils import run_and_get_code
 from transformers.generation.configuration_utils import CompileConfig
 
 import kvlimit
@@ -173,6 +174,31 @@ def test_recall_state_keeps_its_addresses(monkeypatch):
     assert torch.equal(compiled.sequences, eager)
     assert len(seen) > 3 * LIMIT
     assert all(ptrs == seen[0] for ptrs in seen)
+
+
+@pytest.mark.parametrize("reorder", [None, True])
+def test_inductor_writes_the_stacks_in_place(reorder):
+    """The real backend (a C++ compile on the CPU), on a one-layer model with recall: the eager tier's
+    tokens, and no buffer the size of a whole stack of keys or values in the step's code. Inductor's
+    `reorder_for_locality` moves the capture's read of the evicted token past the layer's write of the
+    new one into the same stack, which then cannot be written in place: inductor copies it in and out
+    every step. `compile_config_for` turns the pass off (`STEP_OPTIONS`); a caller's own options win,
+    and with it on (`reorder=True`) the copy is there: the check can fail."""
+    model = make_model("llama", num_layers=1)
+    ids, mask = left_padded(model)
+    common = dict(input_ids=ids, attention_mask=mask, pad_token_id=0, cache_limit=LIMIT, recall=RECALL,
+                  max_new_tokens=3 * LIMIT, do_sample=False)  # fmt: skip
+    eager = kvlimit.generate(model, **common, compile=False)
+    given = None if reorder is None else CompileConfig(fullgraph=True, dynamic=False,
+                                                       options={"reorder_for_locality": reorder})  # fmt: skip
+    with torch._inductor.config.patch(fx_graph_cache=False):  # the code is saved only when generated
+        out, codes = run_and_get_code(kvlimit.generate, model, **common, compile=True, compile_config=given,
+                                      return_dict_in_generate=True)  # fmt: skip
+    assert torch.equal(out.sequences, eager)
+    stack = out.past_key_values.store.stacks[0]
+    shapes = {tuple(stack.keys.shape), tuple(stack.values.shape)}
+    copied = [shape for shape in shapes if any(f"empty_strided_cpu({shape}" in code for code in codes)]
+    assert codes and (copied if reorder else not copied)
 
 
 def test_what_recall_cannot_compile_says_why():
