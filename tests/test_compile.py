@@ -12,6 +12,7 @@ given it, without spending a C++ compile per case on a 2-core CPU; one test and 
 compile with inductor.
 """
 
+import contextlib
 import logging
 
 import pytest
@@ -285,6 +286,35 @@ def test_state_keeps_its_addresses(monkeypatch, family, options):
     _both(model, do_sample=False, max_new_tokens=4 * LIMIT, **options)
     assert len(seen) > 3 * LIMIT
     assert all(ptrs == seen[0] for ptrs in seen)
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_compiled_cpu_steps_hand_grouped_heads_to_sdpa(grouped, monkeypatch):
+    """A compiled step on the CPU hands sdpa the grouped keys and values as they are (no node of the
+    traced graph comes from transformers' `repeat_kv`; `integrations.hf.grouped_sdpa`) and makes the
+    eager tokens; the stock rule is back after. Without the swap (`grouped=False`) the graph repeats
+    them: the check can fail."""
+    from transformers.integrations import sdpa_attention
+
+    from kvlimit.integrations.hf import compiling
+
+    stock_rule = sdpa_attention.use_gqa_in_sdpa
+    repeats = []
+
+    def recording(graph_module, example_inputs):  # a torch.compile backend: records, then runs eagerly
+        traces = [node.meta.get("stack_trace") or "" for node in graph_module.graph.nodes]
+        repeats.append(sum("in repeat_kv" in trace for trace in traces))
+        return graph_module.forward
+
+    if not grouped:
+        monkeypatch.setattr(compiling, "grouped_sdpa_on_cpu", contextlib.nullcontext)
+    model = make_model("llama")  # 4 query heads on 1 KV head
+    assert model.config.num_key_value_heads < model.config.num_attention_heads
+    config = CompileConfig(backend=recording, fullgraph=True, dynamic=False, mode="default")
+    eager, compiled = _both(model, compile_config=config, do_sample=False)
+    assert torch.equal(compiled, eager)
+    assert repeats and (not any(repeats) if grouped else all(repeats))
+    assert sdpa_attention.use_gqa_in_sdpa is stock_rule
 
 
 def test_compile_configs_get_the_step_options():

@@ -15,7 +15,8 @@ rotary classes, generation loops and modes) only through this package; it import
   `prepare_inputs_for_generation` on the instance (never the class) so that every forward gets the
   bounded cache's positions and attention mask, and advances the cache after each forward;
 - `compile_config_for(...)`, `auto_compiles(...)`, `compile_counters()`: compiling the decode
-  forward as transformers' generate does (`compiling`);
+  forward as transformers' generate does, with kvlimit's inductor options (`compiling`); a compiled
+  step on the CPU hands sdpa grouped keys and values as they are (`grouped_sdpa`);
 - `run_decoding(...)`: dispatch to transformers' own `_sample` / `_beam_search` loops;
   `prepared_by_generate(generation_config)`: whether transformers' generate prepared a call;
   `enclosing_generate_arguments()`: the `streamer` / `assistant_model` that `GenerationMixin.generate`

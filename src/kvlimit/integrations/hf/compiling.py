@@ -21,6 +21,7 @@ import torch
 from transformers.generation.configuration_utils import CompileConfig, GenerationMode
 
 from .attention import attention_tap
+from .grouped_sdpa import grouped_sdpa_on_cpu
 from .release import cache_argument
 from .steps import forward_inputs, last_logits_only
 
@@ -124,7 +125,10 @@ def compiled_decode_forward(model: Any, is_decode: Callable[[], bool], compile_c
     previous = model.__dict__.get("forward")
 
     def forward(*args: Any, **kwargs: Any) -> Any:
-        return compiled(*args, **kwargs) if is_decode() else eager(*args, **kwargs)
+        if not is_decode():
+            return eager(*args, **kwargs)
+        with grouped_sdpa_on_cpu():
+            return compiled(*args, **kwargs)
 
     model.forward = forward
     try:
@@ -169,6 +173,7 @@ class CompiledDecodeStep:
         # tapped for what the cache's policy reads and its recall tier fills (a no-op inside generate's)
         with (
             torch.no_grad(),
+            grouped_sdpa_on_cpu(),
             attention_tap(self.model, self.spec, cache.attention_record, cache.attention_prepare),
         ):
             logits: torch.Tensor = self.function(
