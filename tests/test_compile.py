@@ -288,12 +288,17 @@ def test_state_keeps_its_addresses(monkeypatch, family, options):
     assert all(ptrs == seen[0] for ptrs in seen)
 
 
-@pytest.mark.parametrize("grouped", [True, False])
-def test_compiled_cpu_steps_hand_grouped_heads_to_sdpa(grouped, monkeypatch):
+@pytest.mark.parametrize(
+    ("grouped", "loop"),
+    [(True, dict(do_sample=False)), (False, dict(do_sample=False)),
+     (True, dict(do_sample=False, output_hidden_states=True)), (True, dict(num_beams=2, do_sample=False))],
+)  # fmt: skip
+def test_compiled_cpu_steps_hand_grouped_heads_to_sdpa(grouped, loop, monkeypatch):
     """A compiled step on the CPU hands sdpa the grouped keys and values as they are (no node of the
     traced graph comes from transformers' `repeat_kv`; `integrations.hf.grouped_sdpa`) and makes the
-    eager tokens; the stock rule is back after. Without the swap (`grouped=False`) the graph repeats
-    them: the check can fail."""
+    eager tokens, in kvlimit's loop, transformers' sampling loop (hidden states asked for) and its beam
+    loop; the stock rule is back after. Without the swap (`grouped=False`) the graph repeats them: the
+    check can fail."""
     from transformers.integrations import sdpa_attention
 
     from kvlimit.integrations.hf import compiling
@@ -308,10 +313,11 @@ def test_compiled_cpu_steps_hand_grouped_heads_to_sdpa(grouped, monkeypatch):
 
     if not grouped:
         monkeypatch.setattr(compiling, "grouped_sdpa_on_cpu", contextlib.nullcontext)
+        monkeypatch.setattr(hf, "grouped_sdpa_on_cpu", contextlib.nullcontext)
     model = make_model("llama")  # 4 query heads on 1 KV head
     assert model.config.num_key_value_heads < model.config.num_attention_heads
     config = CompileConfig(backend=recording, fullgraph=True, dynamic=False, mode="default")
-    eager, compiled = _both(model, compile_config=config, do_sample=False)
+    eager, compiled = _both(model, compile_config=config, **loop)
     assert torch.equal(compiled, eager)
     assert repeats and (not any(repeats) if grouped else all(repeats))
     assert sdpa_attention.use_gqa_in_sdpa is stock_rule

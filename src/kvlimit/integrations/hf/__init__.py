@@ -76,6 +76,7 @@ from .decoding import (
     stop_at_length,
     with_stop_strings,
 )
+from .grouped_sdpa import grouped_sdpa_on_cpu
 from .models import (
     ATTENTION_IMPLEMENTATIONS,
     FAMILIES,
@@ -155,6 +156,7 @@ __all__ = [
     "generate_batch",
     "generation_config",
     "generation_mode",
+    "grouped_sdpa_on_cpu",
     "inspect_model",
     "is_user_cache",
     "kv_bytes",

@@ -1,5 +1,9 @@
 """Grouped keys and values handed to torch's sdpa as they are, in a compiled CPU step.
 
+Used around kvlimit's compiled step (`CompiledDecodeStep`), the compiled forwards of transformers'
+beam loop (`compiled_decode_forward`) and a whole compiled `kvlimit.generate` call (transformers'
+sampling loop compiles its forward itself when kvlimit's loop cannot stand in).
+
 Contract: within `grouped_sdpa_on_cpu()`, transformers' sdpa attention (`sdpa_attention_forward`)
 passes a layer's keys and values on the CPU to `torch.nn.functional.scaled_dot_product_attention`
 with `enable_gqa=True` rather than first repeating them once per query head (`repeat_kv`), which it
