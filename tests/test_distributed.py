@@ -19,6 +19,7 @@ from kvlimit import cli  # noqa: E402
 from kvlimit.commands.batch import BatchJob  # noqa: E402
 from kvlimit.config import LimitConfig  # noqa: E402
 from kvlimit.distributed import generate_corpus  # noqa: E402
+from kvlimit.jobs import PromptItem  # noqa: E402
 
 from .helpers import TinyModel, build_tiny  # noqa: E402
 
@@ -79,6 +80,56 @@ def test_a_killed_worker_loses_at_most_its_work_in_flight(cluster, tiny, tmp_pat
     assert killed and len(manifest["shards"]) == 3  # a new worker, with a new shard, took over
     assert sorted(ids_in(out), key=int) == [str(i) for i in range(1, 41)]
     assert manifest["complete"] == 40
+
+
+def test_a_worker_killed_after_its_whole_unit_leaves_nothing_to_redo(tmp_path) -> None:
+    """The race the test above can hit: the worker is killed after it wrote every prompt of its unit but
+    before its answer came back. Its ids count as done, and no empty unit goes to a worker (a worker
+    given no prompts fails). Ray is stood in for, so the order is fixed."""
+    from kvlimit.distributed import _Pool
+
+    class Died(Exception):
+        pass
+
+    class Ref:
+        def __init__(self, ids: list[str], dies: bool) -> None:
+            self.ids, self.dies = ids, dies
+
+    class Actor:
+        def __init__(self, name: str, dies: bool = False) -> None:
+            self.name, self.dies, self.given = name, dies, []
+            self.run = self  # `actor.run.remote(work)`
+
+        def remote(self, work):
+            assert work, "an empty unit was sent to a worker"
+            self.given.append([item.id for item in work])
+            return Ref([item.id for item in work], self.dies)
+
+    class FakeRay:
+        exceptions = type("exceptions", (), {"RayActorError": Died})
+
+        @staticmethod
+        def wait(refs, num_returns):
+            return refs[:num_returns], refs[num_returns:]
+
+        @staticmethod
+        def get(ref):
+            if ref.dies:
+                raise Died
+            return ref.ids
+
+    items = [PromptItem(str(i), f"prompt {i}", i) for i in range(1, 9)]
+    shards = [tmp_path / "shard-000.jsonl", tmp_path / "shard-001.jsonl"]
+    shards[0].write_text("".join(json.dumps({"id": str(i), "text": "x"}) + "\n" for i in range(1, 5)))
+    shards[1].touch()
+    pool = _Pool.__new__(_Pool)
+    pool.ray, pool.out, pool.shards = FakeRay(), tmp_path, shards
+    pool.actors = [Actor("dies after writing", dies=True), Actor("lives")]
+    pool.make = lambda shard: Actor(f"new for {shard.name}")
+    finished: list[str] = []
+    pool.run([items[:4], items[4:]], 1, finished.extend)
+    assert sorted(finished, key=int) == [str(i) for i in range(1, 9)]
+    assert pool.actors[0].given == [] and pool.shards[0].name == "shard-002.jsonl"
 
 
 def test_without_ray_the_option_says_how_to_install_it(tmp_path, capsys, monkeypatch) -> None:

@@ -179,7 +179,9 @@ class _Pool:
             try:
                 done(self.ray.get(ready[0]))
             except self.ray.exceptions.RayActorError:
-                queue.insert(0, self._replace(index, work, per_id, done))
+                rest = self._replace(index, work, per_id, done)
+                if rest:  # a worker killed after writing its whole unit leaves nothing to redo
+                    queue.insert(0, rest)
 
     def _replace(
         self, index: int, work: list[PromptItem], per_id: int, done: Callable[[list[str]], Any]
