@@ -75,6 +75,11 @@ def with_step_options(config: Any) -> Any:
     )
 
 
+def _compile_arguments(compile_config: Any) -> dict[str, Any]:
+    """torch.compile's keyword arguments for `compile_config`, with kvlimit's step options."""
+    return {k: v for k, v in with_step_options(compile_config).to_dict().items() if not k.startswith("_")}
+
+
 def auto_compiles(device: torch.device, generation_config: Any) -> bool:
     """Whether transformers' generate compiles a compileable cache's forward by itself here."""
     if getattr(generation_config, "disable_compile", False):
@@ -113,7 +118,7 @@ def compiled_decode_forward(model: Any, is_decode: Callable[[], bool], compile_c
     """Within the block, the model's forwards for which `is_decode()` holds run compiled (with the
     options of `compile_config`), the others (prompt chunks) eagerly: for a loop that does not compile
     the forward itself (beam search). The compiled forward is made once per model and options."""
-    options = {k: v for k, v in with_step_options(compile_config).to_dict().items() if not k.startswith("_")}
+    options = _compile_arguments(compile_config)
     key = repr(sorted(options.items()))
     eager = type(model).forward.__get__(model)
     made = model.__dict__.get("_kvlimit_compiled_forward")
@@ -125,10 +130,7 @@ def compiled_decode_forward(model: Any, is_decode: Callable[[], bool], compile_c
     previous = model.__dict__.get("forward")
 
     def forward(*args: Any, **kwargs: Any) -> Any:
-        if not is_decode():
-            return eager(*args, **kwargs)
-        with grouped_sdpa_on_cpu():
-            return compiled(*args, **kwargs)
+        return compiled(*args, **kwargs) if is_decode() else eager(*args, **kwargs)
 
     model.forward = forward
     try:
@@ -196,7 +198,7 @@ def _device_step(
 
 def _compiled_step(model: Any, compile_config: Any) -> Callable[..., torch.Tensor]:
     """`_device_step` compiled with `compile_config`'s options, made once per model and options."""
-    options = {k: v for k, v in with_step_options(compile_config).to_dict().items() if not k.startswith("_")}
+    options = _compile_arguments(compile_config)
     key = repr(sorted(options.items()))
     made: dict[str, Callable[..., torch.Tensor]] = model.__dict__.setdefault("_kvlimit_compiled_steps", {})
     if key not in made:

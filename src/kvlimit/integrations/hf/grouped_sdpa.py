@@ -1,8 +1,9 @@
 """Grouped keys and values handed to torch's sdpa as they are, in a compiled CPU step.
 
-Used around kvlimit's compiled step (`CompiledDecodeStep`), the compiled forwards of transformers'
-beam loop (`compiled_decode_forward`) and a whole compiled `kvlimit.generate` call (transformers'
-sampling loop compiles its forward itself when kvlimit's loop cannot stand in).
+Used around kvlimit's compiled step (`CompiledDecodeStep`: kvlimit's loop, the continuous engine,
+the benchmarks) and around a whole compiled `kvlimit.generate` call, which covers transformers' loops
+too (its sampling loop compiles the forward itself when kvlimit's loop cannot stand in; its beam loop
+runs `compiled_decode_forward`).
 
 Contract: within `grouped_sdpa_on_cpu()`, transformers' sdpa attention (`sdpa_attention_forward`)
 passes a layer's keys and values on the CPU to `torch.nn.functional.scaled_dot_product_attention`
