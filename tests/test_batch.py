@@ -275,7 +275,7 @@ def test_a_sampled_text_is_the_same_whatever_the_batch_the_order_or_a_resume(tin
         "".join(json.dumps(r) + "\n" for r in records(tmp_path / "a.jsonl")[:4]), encoding="utf-8"
     )
     assert {r["id"]: r["text"] for r in sampled(tiny, prompts, resumed, "--batch-size", "2")} == first
-    for rows in ("1", "3"):  # prompts prefilled one at a time, or three together
+    for rows in ("1", "3", "0"):  # prompts prefilled one at a time, three together, or in free rows
         grouped = sampled(
             tiny, prompts, tmp_path / f"g{rows}.jsonl", "--batch-size", "4", "--prefill-rows", rows
         )
@@ -336,7 +336,7 @@ def records_of(tiny: TinyModel, prompts: pathlib.Path, output: pathlib.Path, *ex
 def test_prefill_rows_is_checked(tiny, tmp_path, capsys) -> None:
     prompts = prompts_file(tmp_path / "p.txt", 2)
     for extra, said in (
-        (("--prefill-rows", "0"), "--prefill-rows must be"),
+        (("--prefill-rows", "-1"), "--prefill-rows must be"),
         (("--prefill-rows", "2", "--batching", "static"), "--prefill-rows is for continuous batching"),
     ):
         assert cli.main(generate_args(tiny, prompts, tmp_path / "o.jsonl", *extra)) == 2

@@ -453,4 +453,4 @@ def test_cancel_a_prompt_prefilled_with_others():
 def test_prefill_rows_is_checked():
     model = make_model("llama")
     with pytest.raises(ValueError, match="prefill_rows"):
-        ContinuousEngine(model, kvlimit.LimitConfig.create(LIMIT), rows=2, prefill_rows=0)
+        ContinuousEngine(model, kvlimit.LimitConfig.create(LIMIT), rows=2, prefill_rows=-1)

@@ -70,7 +70,8 @@ def test_workloads_give_every_system_the_same_bytes(tmp_path) -> None:
     runs = {(run["workload"], run["system"]): run for run in result["runs"]}
     assert len(runs) == 8
     for workload in ("a", "b"):
-        assert runs[(workload, "continuous")]["batch"] == 4  # one row's bytes go to the prefill cache
+        assert runs[(workload, "continuous")]["batch"] == 5  # prompts prefilled in its free rows
+        assert runs[(workload, "continuous")]["given"] == {"prefill_rows": 0}
         assert runs[(workload, "static")]["batch"] == 5
         assert runs[(workload, "generate_batch")]["batch"] == 10  # pages of 8 tokens
         for system in ("continuous", "static", "generate_batch"):
@@ -85,6 +86,26 @@ def test_workloads_give_every_system_the_same_bytes(tmp_path) -> None:
     assert any("kvlimit continuous" in line for line in workload_lines(result))
     plot_workloads(result, str(tmp_path / "w.png"))
     assert (tmp_path / "w.png").stat().st_size > 10_000
+
+
+def test_workloads_prefill_rows_hold_bytes_beside_the_rows(tmp_path, capsys) -> None:
+    """`--prefill-rows N` gives kvlimit continuous N prefill rows, each a decoding row less at the budget;
+    without --workloads it is refused by name."""
+    from .helpers import build_tiny
+
+    tiny = build_tiny(tmp_path)
+    budget = 5 * 16 * kvlimit.kv_bytes_per_token(tiny.model)
+    out = tmp_path / "w.json"
+    args = ["throughput", "--model", str(tiny.folder), "--workloads", "a", "--systems", "continuous",
+            "--num-prompts", "6", "--tokens", "6", "--cache-limit", "16", "--memory", f"{budget}B", "--quiet"]  # fmt: skip
+    assert cli.main([*args, "--prefill-rows", "2", "--json", str(out)]) == 0
+    run = json.loads(out.read_text())["runs"][0]
+    assert (run["batch"], run["given"]) == (3, {"prefill_rows": 2})
+    assert run["new_tokens"] == 6 * 6 and run["kv_bytes"] <= budget
+    assert cli.main(["throughput", "--model", str(tiny.folder), "--prefill-rows", "1", "--quiet"]) == 2
+    assert "--prefill-rows go with --workloads" in capsys.readouterr().err
+    assert cli.main([*args, "--prefill-rows", "-1"]) == 2
+    assert "--prefill-rows" in capsys.readouterr().err
 
 
 def test_compile_runs_the_compiled_step_and_is_refused_with_workloads(tmp_path, capsys, monkeypatch) -> None:

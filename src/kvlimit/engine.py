@@ -34,6 +34,18 @@ blocks). The batch's cache is allocated once; a byte budget holds the batch's ro
 row of its own, when its sequences fill more than half of them: one forward and nothing to load, as a
 static batch starts (rows no sequence takes are fed a copy of a prompt; their tokens are never read).
 
+`prefill_rows=0`: no prefill cache. A free row's bytes are idle while the next prompt is prefilled, so
+the prompts are prefilled in the batch's own free rows: the prefill cache's storage is then a run of
+consecutive free rows of the batch's (`KVStore.borrow_rows`: views; its other state, small, stays its
+own), one prompt a row (the queue's head and those after it, as above, while the run has rows), and
+`load_row` copies each row's state but not its storage, which is already there (a prompt's other
+sequences are copied into free rows outside the run). A group is fed whole in the step that starts it,
+before the decode forward: that forward writes every row, free ones included, so a prompt's storage
+must be whole and its row decoding by then; and groups are started while prompts wait and rows are
+free (a free row's share of the forward is wasted). A byte budget then holds the batch's rows alone, and a long
+prompt holds the decoding rows for its whole prefill (chunk after chunk in one step) where a prefill
+cache costs them one chunk a step. The first group is always prefilled in the batch's own rows.
+
 Each sequence is its own. Its decoding rules (logits processors, stopping criteria) are those
 transformers' generate prepares for its prompt alone (`integrations.hf.prepared_rules`) with the
 engine's decoding arguments updated by the request's, and sampling draws from a generator of its own,
@@ -221,7 +233,8 @@ class _Prefill:
     still wanted: a cancelled one leaves), left-padded to one width: `ids` and `mask` (rows, width), and
     the column spans still to feed (the last gives the logits). `in_place`: the cache is the batch's own
     (a member's sequences in rows k, k + 1, ...: nothing to load), else the prefill cache (one row a
-    member, loaded into free rows)."""
+    member, loaded into free rows). `borrowed`: the prefill cache's storage is the batch's free rows
+    `borrowed`, `borrowed + 1`, ... (`prefill_rows=0`): member k's first sequence stays in its row."""
 
     members: list[tuple[int, _Queued]]
     ids: torch.Tensor
@@ -229,6 +242,7 @@ class _Prefill:
     pieces: list[tuple[int, int]]
     started: float
     in_place: bool = False
+    borrowed: int | None = None
 
 
 @dataclass
@@ -293,7 +307,10 @@ class ContinuousEngine:
             True, or a transformers `CompileConfig` to compile with; prompts are prefilled eagerly.
             A configuration that cannot compile is a `ValueError` saying why.
         prefill_rows: prompts prefilled together in one forward at most (see the module docstring;
-            at most `rows`): more admits a burst of prompts in fewer steps, and holds more bytes.
+            at most `rows`): more admits a burst of prompts in fewer steps, and holds more bytes. 0: no
+            prefill cache; prompts are prefilled in the batch's own free rows, each group whole before
+            the next decode forward (no bytes beside the rows; a long prompt holds the decoding rows
+            for its whole prefill rather than a chunk a step).
     """
 
     def __init__(
@@ -313,7 +330,7 @@ class ContinuousEngine:
             raise ValueError(f"config must be a kvlimit.LimitConfig; got {type(config).__name__}")
         check_int("rows", rows, at_least=1)
         check_int("num_return_sequences", num_return_sequences, at_least=1)
-        check_int("prefill_rows", prefill_rows, at_least=1)
+        check_int("prefill_rows", prefill_rows, at_least=0)
         decoding = dict(decoding or {})
         check_decoding(decoding, num_return_sequences, rows, name="num_return_sequences")
         self.model = model
@@ -448,7 +465,7 @@ class ContinuousEngine:
         while True:
             # enough to prefill together: the first group fills the batch's rows, later ones the prefill cache's
             assert self.cache is not None
-            wanted = self.rows if self.cache.columns_seen == 0 else self.prefill_rows
+            wanted = self.rows if self.cache.columns_seen == 0 else self.prefill_rows or self.rows
             while not exhausted and len(self._queue) < wanted:
                 request = next(pending, None)
                 if request is None:
@@ -493,10 +510,15 @@ class ContinuousEngine:
     def _prefill_pieces(self, events: list[Token | Finished]) -> None:
         """Feed prompt pieces (starting the queue's head, with the prompts that join it, when the rows
         have room for their sequences): at least one, and more while their tokens stay within the
-        config's `prefill_chunk`; after the prompts' last column, start their sequences."""
+        config's `prefill_chunk`; after the prompts' last column, start their sequences. Without a
+        prefill cache: every group the free rows take, each whole."""
         budget, fed = self.config.prefill_chunk or 0, 0
         while self._prefill is not None or self._start_prefill():
             assert self._prefill is not None
+            if self._prefill.borrowed is not None:  # its rows decode in this step's forward: feed it whole
+                while self._prefill is not None:
+                    self._feed(events)
+                continue  # and the next group, while free rows are left: a free row's forward is wasted
             start, end = self._prefill.pieces[0]
             if fed and fed + end - start > budget:
                 return
@@ -510,19 +532,38 @@ class ContinuousEngine:
         assert self.cache is not None
         if self.cache.columns_seen == 0 and free == len(self._rows):  # nothing decoded yet
             group = self._group(free, in_place=True)
-            if 2 * sum(q.sequences for q in group) > free:
+            # without a prefill cache, the batch's rows are where prompts are prefilled, from the first
+            if 2 * sum(q.sequences for q in group) > free or self.prefill_rows == 0:
                 self._start_in_place(group)
                 return True
             self._queue.extendleft(reversed(group))  # too few to fill the batch: the prefill cache's way
-        group = self._group(free)
         self._scratch.reset()
+        borrowed = None
+        if self.prefill_rows == 0:  # the prefill cache's storage is a run of the batch's free rows
+            borrowed, length = self._free_run()
+            group = self._group(free, places=length)
+            self._scratch.store.borrow_rows(self.cache.store, borrowed, len(group))
+        else:
+            group = self._group(free)
         if len(group) == 1:
             ids, mask = group[0].ids, None
         else:  # left-padded to one width: each row is planned as it is alone
             ids, mask = left_padded([q.ids[0].tolist() for q in group], 0, self.device)
         pieces = self._pieces(ids.shape[1])
-        self._prefill = _Prefill(list(enumerate(group)), ids, mask, pieces, time.perf_counter())
+        self._prefill = _Prefill(
+            list(enumerate(group)), ids, mask, pieces, time.perf_counter(), borrowed=borrowed
+        )
         return True
+
+    def _free_run(self) -> tuple[int, int]:
+        """The first longest run of consecutive free rows: (its first row, its length)."""
+        best, start = (0, 0), None
+        for b, row in enumerate([*self._rows, True]):
+            if row is None and start is None:
+                start = b
+            elif row is not None and start is not None:
+                best, start = max(best, (b - start, -start)), None
+        return -best[1], best[0]
 
     def _start_in_place(self, group: list[_Queued]) -> None:
         """Prefill `group` in the batch's own rows, each sequence in a row of its own, left-padded to one
@@ -546,18 +587,20 @@ class ContinuousEngine:
         chunk = prefill_chunk(self._scratch, width, self.config.prefill_chunk)
         return [(0, width)] if chunk is None else [*prefill_spans(width, chunk), (width - 1, width)]
 
-    def _group(self, free: int, *, in_place: bool = False) -> list[_Queued]:
+    def _group(self, free: int, *, in_place: bool = False, places: int | None = None) -> list[_Queued]:
         """The queue's head and the prompts after it that are prefilled with it (taken from the queue),
         while: their sequences fit the `free` rows; each is fed in as many pieces alone as at the group's
         width (so that none waits for another's chunks: left padding then keeps a row's pieces its own,
         `prefill_spans`); and, in the prefill cache (not `in_place`), they are at most `prefill_rows` and a
         piece of the group, rows x columns, holds at most `max(limit, prefill_chunk, ADMITTED_TOKENS)`
-        tokens (what admitting them costs the decoding rows; in place, no row is decoding)."""
+        tokens (what admitting them costs the decoding rows; in place, no row is decoding). `places`: the
+        most prompts (the free rows they are prefilled in, without a prefill cache) instead of `prefill_rows`."""
         group = [self._queue.popleft()]
         width, sequences = group[0].ids.shape[1], group[0].sequences
         count = len(self._pieces(width))  # the pieces of every member alone, and of the group
         budget = max(self._scratch.kept_limit, self.config.prefill_chunk or 0, ADMITTED_TOKENS)
-        while self._queue and (in_place or len(group) < self.prefill_rows):
+        most = self.prefill_rows if places is None else places
+        while self._queue and (in_place or len(group) < most):
             joining = self._queue[0]
             wider = max(width, joining.ids.shape[1])
             pieces = self._pieces(wider)
@@ -593,7 +636,10 @@ class ContinuousEngine:
         once, from the prompts' last `logits` (rows of the prefill, vocab), and load each sequence that goes
         on into a free row from its prompt's row of the prefill cache (prefilled in place: it is there)."""
         assert self.cache is not None
-        free = iter([b for b, row in enumerate(self._rows) if row is None])
+        # borrowed: member k's first sequence stays in its row, where it was prefilled; the others go to
+        # free rows no member was prefilled in (loading one there would overwrite that member)
+        own = set() if fill.borrowed is None else set(range(fill.borrowed, fill.borrowed + len(fill.ids)))
+        free = iter([b for b, row in enumerate(self._rows) if row is None and b not in own])
         starting: list[tuple[int, int, _Row]] = []  # (batch row, prefill row, the sequence)
         for k, queued in fill.members:
             for sequence in range(queued.sequences):
@@ -601,7 +647,12 @@ class ContinuousEngine:
                 if queued.rules.config.do_sample:
                     generator = torch.Generator(device=self.device)
                     generator.manual_seed(sequence_seed(*queued.seed, sequence))
-                b = k + sequence if fill.in_place else next(free)
+                if fill.in_place:
+                    b = k + sequence
+                elif fill.borrowed is not None and sequence == 0:
+                    b = fill.borrowed + k
+                else:
+                    b = next(free)
                 source = b if fill.in_place else k
                 self.choice.start(b, queued.ids, queued.rules, generator)
                 row = _Row(queued.request, sequence, queued.rules, self.choice, b, fill.started)

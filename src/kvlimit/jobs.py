@@ -40,13 +40,17 @@ import transformers
 
 from .checks import check_int
 from .config import LimitConfig
-from .engine import PREFILL_ROWS, ContinuousEngine, Request, continuous_refusal
+from .engine import ContinuousEngine, Request, continuous_refusal
 from .frontend import encode_prompt, left_padded, stop_reason
 from .generation import generate
 from .integrations import hf
 from .models import LoadedModel
 from .planner import plan
 from .sizing import token_limit
+
+#: A batch job's prefill rows: none, prompts are prefilled in the batch's free rows (a job is after
+#: throughput: every byte of a budget is a row's, and no decoding row waits on a reader)
+JOB_PREFILL_ROWS = 0
 
 
 class PromptsError(ValueError):
@@ -145,7 +149,8 @@ class BatchJob:
             sampling once, before the first batch.
         batching: "auto", "continuous" or "static" (see the module docstring).
         prefill_rows: continuous: prompts the engine prefills together at most
-            (`kvlimit.ContinuousEngine(prefill_rows=)`; a byte budget holds them beside the rows).
+            (`kvlimit.ContinuousEngine(prefill_rows=)`; a byte budget holds them beside the rows); 0
+            (default, `JOB_PREFILL_ROWS`): none, prompts are prefilled in the batch's free rows.
     """
 
     config: LimitConfig
@@ -156,12 +161,12 @@ class BatchJob:
     memory: str | None = None
     seed: int | None = None
     batching: str = "auto"
-    prefill_rows: int = PREFILL_ROWS
+    prefill_rows: int = JOB_PREFILL_ROWS
 
     def __post_init__(self) -> None:
         if self.batching not in BATCHING:
             raise ValueError(f"batching={self.batching!r} is not one of {', '.join(BATCHING)}")
-        check_int("prefill_rows", self.prefill_rows, at_least=1)
+        check_int("prefill_rows", self.prefill_rows, at_least=0)
 
     @property
     def rows_per_prompt(self) -> int:

@@ -39,7 +39,15 @@ from .throughput import (
     report_lines,
     run_throughput,
 )
-from .workloads import SYSTEMS, WORKLOADS, WorkloadSettings, plot_workloads, run_workloads, workload_lines
+from .workloads import (
+    PREFILL_ROWS_GIVEN,
+    SYSTEMS,
+    WORKLOADS,
+    WorkloadSettings,
+    plot_workloads,
+    run_workloads,
+    workload_lines,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -70,6 +78,9 @@ def register(subparsers: Any) -> None:
                            help="with --workloads: prompts per workload (default: each workload's own, 32)")  # fmt: skip
     workloads.add_argument("--systems", metavar="S[,S...]", default=None,
                            help=f"with --workloads: the systems to run (default: all: {', '.join(SYSTEMS)})")  # fmt: skip
+    workloads.add_argument("--prefill-rows", type=int, metavar="N", default=None,
+                           help="with --workloads: kvlimit continuous's prefill rows, held in the budget beside its "
+                           f"rows; 0: prompts prefilled in its free rows (default: {PREFILL_ROWS_GIVEN})")  # fmt: skip
     parser.add_argument("--policy", metavar="P[,P...]", default="sinks",
                         help=f"kvlimit policies, comma-separated, from {', '.join(policy_names())} (default: sinks)")  # fmt: skip
     parser.add_argument(
@@ -103,11 +114,12 @@ def run(args: argparse.Namespace) -> int:
     check_number(args.max_batch, "--max-batch", at_least=1)
     check_number(args.threads, "--threads", at_least=1)
     check_number(args.num_prompts, "--num-prompts", at_least=1)
+    check_number(args.prefill_rows, "--prefill-rows", at_least=0)
     args.kv_dtype = kv_dtype_name(args.kv_dtype)  # checked before the model loads
     if args.workloads is not None:
         return _run_workloads(args, memory)
-    if args.num_prompts is not None or args.systems is not None:
-        raise CLIError("--num-prompts and --systems go with --workloads")
+    if args.num_prompts is not None or args.systems is not None or args.prefill_rows is not None:
+        raise CLIError("--num-prompts, --systems and --prefill-rows go with --workloads")
     args.tokens = 2048 if args.tokens is None else args.tokens
     limits = parse_list(args.cache_limit or "256,1024", _count("--cache-limit", 2), option="--cache-limit")
     policies = parse_list(args.policy, policy_name, option="--policy")
@@ -148,7 +160,8 @@ def _run_workloads(args: argparse.Namespace, memory: int) -> int:
         torch.set_num_threads(args.threads)
     loaded = load_with_status(args)
     settings = WorkloadSettings(memory=memory, workloads=tuple(names), cache_limit=limit, prompts=args.num_prompts,
-                                new_tokens=args.tokens, systems=systems, kv_dtype=args.kv_dtype)  # fmt: skip
+                                new_tokens=args.tokens, systems=systems, kv_dtype=args.kv_dtype,
+                                prefill_rows=PREFILL_ROWS_GIVEN if args.prefill_rows is None else args.prefill_rows)  # fmt: skip
     result = run_workloads(loaded.model, loaded.tokenizer, settings, progress=lambda text: status(args, text))
     result["model"] = loaded.source
     _emit(args, result, workload_lines(result), plot_workloads)

@@ -7,7 +7,8 @@ end of sequence ignored or not) on every system, each given the same bytes of ke
 (`settings.memory`):
 
 - "continuous" (kvlimit continuous): `kvlimit.engine.ContinuousEngine` with `rows` = the most rows of
-  `cache_limit` tokens that fit beside its one-row prefill cache (at most the prompts);
+  `cache_limit` tokens that fit beside its `prefill_rows` prefill rows (at most the prompts; 0: prompts
+  are prefilled in its free rows, and the rows have the whole budget);
 - "static" (kvlimit static): the same rows as static batches of prompts sorted by length (`kvlimit.generate`),
   each batch running until its longest row ends;
 - "stock" (stock generate): transformers' `generate` in static batches sorted by length, at the largest batch
@@ -46,6 +47,9 @@ from .runner import machine_facts
 logger = logging.getLogger(__name__)
 
 SYSTEMS = ("continuous", "static", "stock", "generate_batch")
+#: The continuous engine's prefill rows (`ContinuousEngine(prefill_rows=)`), held in the budget beside its rows:
+#: none, prompts prefilled in its free rows (`benchmarks/free_rows.py`: 1.01x static on (a) at 48 MiB, 0.83x with 1)
+PREFILL_ROWS_GIVEN = 0
 #: How the report names each system.
 LABELS = {"continuous": "kvlimit continuous", "static": "kvlimit static", "stock": "stock generate",
           "generate_batch": "generate_batch"}  # fmt: skip
@@ -105,6 +109,7 @@ class WorkloadSettings:
     page_size: int = 32
     seed: int = 0
     kv_dtype: str | None = None
+    prefill_rows: int = PREFILL_ROWS_GIVEN
 
     def resolved(self) -> list[Workload]:
         unknown = [w for w in self.workloads if w not in WORKLOADS]
@@ -202,15 +207,23 @@ def _rows(model: Any, settings: WorkloadSettings, count: int, *, scratch: int = 
 
 def _continuous(model: Any, tokenizer: Any, prompts: list[list[int]], workload: Workload,
                 settings: WorkloadSettings, per_token: int) -> WorkloadRun:  # fmt: skip
-    rows, fits = _rows(model, settings, len(prompts), scratch=1)
-    # one prefill row: at a byte budget every prefill row is a decoding row less (the rows are few here)
-    engine = ContinuousEngine(model, _config(settings), rows=rows, prefill_rows=1,
+    rows, fits = _rows(model, settings, len(prompts), scratch=settings.prefill_rows)
+    # at a byte budget every prefill row is a decoding row less (the rows are few here)
+    engine = ContinuousEngine(model, _config(settings), rows=rows, prefill_rows=settings.prefill_rows,
                               decoding=_decoding(model, tokenizer, workload), seed=settings.seed)  # fmt: skip
     start = time.perf_counter()
     made = sum(len(f.tokens) for f in engine.run(Request(str(i), p) for i, p in enumerate(prompts)))
     seconds = time.perf_counter() - start
     return WorkloadRun(
-        workload.name, "continuous", rows, fits, made, seconds, made / seconds, engine.kv_bytes
+        workload.name,
+        "continuous",
+        rows,
+        fits,
+        made,
+        seconds,
+        made / seconds,
+        engine.kv_bytes,
+        given={"prefill_rows": settings.prefill_rows},
     )
 
 

@@ -190,6 +190,16 @@ class QuantizedStore(KVStore):
         if not in_place:
             self._mark_static()
 
+    def borrow_rows(self, owner: KVStore, start: int, count: int) -> None:
+        assert isinstance(owner, QuantizedStore)
+        super().borrow_rows(owner, start, count)  # the float sinks
+        for mine, theirs in ((self.key_codes, owner.key_codes), (self.value_codes, owner.value_codes)):
+            for layer, codes in theirs.items():
+                mins = None if codes.mins is None else codes.mins[start : start + count]
+                mine[layer] = Codes(
+                    codes.codes[start : start + count], codes.scales[start : start + count], mins
+                )
+
     def row_tensors(self) -> list[tuple[torch.Tensor, int]]:
         codes = [
             (stored, 0)
@@ -220,6 +230,8 @@ class QuantizedStore(KVStore):
         return [*super().layer_tensors(layer), *codes]
 
     def nbytes(self) -> int:
+        if self.borrowed:
+            return 0
         codes = sum(c.nbytes() for c in (*self.key_codes.values(), *self.value_codes.values()))
         return codes + super().nbytes()
 

@@ -12,7 +12,8 @@ or assigns a layer's storage. The cache, the position keepers and the attention 
   storage will give them back: identical here, rounded in a quantized store);
 - reads: `read` (slots 0..n-1 in the model's dtype), `gather` (chosen slots per row);
 - moves: `permute_slots` (reorder a layer's slots per row), `select_rows` (beams, batch changes),
-  `load_row` (one row becomes a copy of another store's row: continuous batching);
+  `load_row` (one row becomes a copy of another store's row: continuous batching), `borrow_rows`
+  (this store's rows are views of some rows of another's: a prompt prefilled in a batch's free rows);
 - positions: `rotate_keys` (a layer's keys from a slot on, by per-row or per-slot position deltas:
   RoPE rebases and re-ranks) and `rotate_sinks` (every RoPE stack's first `pristine_slots` slots,
   placed by per-row deltas from their pristine copy: a positional policy's sinks, each step).
@@ -103,6 +104,8 @@ class KVStore:
         self.dtype: torch.dtype | None = None
         #: tensors keep fixed addresses for a captured step (`mark_static`): marked as they are allocated
         self.static = False
+        #: the storage is views of another store's rows (`borrow_rows`): its bytes are that store's
+        self.borrowed = False
 
     def mark_static(self) -> None:
         """Tell torch.compile that the storage keeps its address (a CUDA graph then reads it in place,
@@ -274,8 +277,25 @@ class KVStore:
                 shape = (batch, keys.shape[1], 1, keys.shape[-1])
                 self.allocate(layer, keys.new_zeros(shape), values.new_zeros((*shape[:3], values.shape[-1])))
         for mine, theirs in zip(self.row_tensors(), source.row_tensors(), strict=True):
-            (target, dim), (copied, source_dim) = mine, theirs
-            target.select(dim, row).copy_(copied.select(source_dim, source_row))
+            target, copied = mine[0].select(mine[1], row), theirs[0].select(theirs[1], source_row)
+            if target.data_ptr() != copied.data_ptr():  # the same memory: a borrowed row loaded back
+                target.copy_(copied)
+
+    def borrow_rows(self, owner: KVStore, start: int, count: int) -> None:
+        """Drop this store's storage and take rows `start..start + count - 1` of `owner`'s (a store of the
+        same layout, allocated) as its rows 0..count-1: views, so that a write here lands in `owner`,
+        until the next `reset`. `nbytes()` is then 0: the bytes are `owner`'s."""
+        if any(stack.keys is None for stack in owner.stacks):
+            raise RuntimeError("borrow_rows needs the owner's storage allocated (a first write)")
+        self.reset()
+        rows = slice(start, start + count)
+        for mine, theirs in zip(self.stacks, owner.stacks, strict=True):
+            for name in ("keys", "values", "pristine"):
+                stored = getattr(theirs, name)
+                setattr(mine, name, None if stored is None else stored[:, rows])
+            self._refresh_views(mine)
+        self.dtype = owner.dtype
+        self.borrowed = True
 
     def row_tensors(self) -> list[tuple[torch.Tensor, int]]:
         """Every allocated per-row tensor and its batch dim, in a fixed order."""
@@ -314,7 +334,9 @@ class KVStore:
 
     def nbytes(self) -> int:
         """Bytes of the keys and values held (every layer, every row): what the attention reads (the
-        recall tier's scratch slots included: its recalled tokens are read there)."""
+        recall tier's scratch slots included: its recalled tokens are read there); 0 for borrowed rows."""
+        if self.borrowed:
+            return 0
         return sum(t.numel() * t.element_size() for s in self.stacks for t in s.tensors())
 
     def overhead_bytes(self) -> int:
@@ -328,6 +350,7 @@ class KVStore:
         for stack in self.stacks:
             stack.keys = stack.values = stack.pristine = None
         self._views.clear()
+        self.borrowed = False
 
 
 @dataclass(frozen=True)

@@ -45,12 +45,11 @@ from ..clitools import (
     recall_from_args,
 )
 from ..config import LimitConfig, parse_bytes
-from ..engine import PREFILL_ROWS
 from ..frontend import Decoding, decoding_arguments, ends_with_stop_string, stop_reason
 from ..frontend import encode_prompt as encode_prompt_ids
 from ..generation import generate as bounded_generate
 from ..integrations import hf
-from ..jobs import BATCHING
+from ..jobs import BATCHING, JOB_PREFILL_ROWS
 from ..models import LoadedModel
 from ..policies import POLICIES, declared_settings, policy_help, policy_names
 from ..sizing import kv_bytes_per_token, row_cost
@@ -242,9 +241,11 @@ def _add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "--prefill-rows",
         type=int,
         metavar="N",
-        default=PREFILL_ROWS,
+        default=JOB_PREFILL_ROWS,
         help="continuous batching: waiting prompts prefilled together in one forward at most; more admits "
-        f"a burst of prompts in fewer steps and holds more bytes beside the rows (default: {PREFILL_ROWS})",
+        "a burst of prompts in fewer steps and holds more bytes beside the rows; 0: no bytes beside the "
+        "rows (prompts are prefilled whole in the batch's free rows, a long one holding the decoding rows "
+        f"for its prefill) (default: {JOB_PREFILL_ROWS})",
     )
     batch.add_argument(
         "--ray",
@@ -472,8 +473,8 @@ def _check_batch_options(args: argparse.Namespace) -> None:
         raise CLIError(
             "--num-beams above 1 runs on static batches: drop --batching continuous (auto picks static)"
         )
-    check_number(args.prefill_rows, "--prefill-rows", at_least=1)
-    if args.batching == "static" and args.prefill_rows != PREFILL_ROWS:
+    check_number(args.prefill_rows, "--prefill-rows", at_least=0)
+    if args.batching == "static" and args.prefill_rows != JOB_PREFILL_ROWS:
         raise CLIError("--prefill-rows is for continuous batching: drop it or --batching static")
     if args.batch_size != "auto" and (not str(args.batch_size).isdigit() or int(args.batch_size) < 1):
         raise CLIError(f"--batch-size must be a positive int or auto; got {args.batch_size!r}")
@@ -502,7 +503,7 @@ _BATCH_ONLY = {  # option: (attribute, default); each is refused without --promp
     "--worker-gpus": ("worker_gpus", 0.0),
     "--memory": ("memory", None),
     "--batching": ("batching", "auto"),
-    "--prefill-rows": ("prefill_rows", PREFILL_ROWS),
+    "--prefill-rows": ("prefill_rows", JOB_PREFILL_ROWS),
 }
 
 
