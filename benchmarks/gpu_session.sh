@@ -24,11 +24,12 @@ for name in glob.glob(".whl/smollm2/*"):
 EOF
 # 0. The continuous engine against one static batch (issue "The continuous engine keeps the hardware
 #    busy"): 16 and 64 rows of SmolLM2's shape, every row running 128 tokens, greedy and sampling,
-#    eager, then both sides compiled (the engine's captured decode step). About 4 minutes.
+#    eager (two waves of prompts: the second admitted as rows free up, in free rows or through 16
+#    prefill rows), then both sides compiled (the engine's captured decode step). About 4 minutes.
 timeout 150 python3 benchmarks/engine_host.py --model /tmp/smollm2-random --device cuda --dtype bfloat16 \
-    --rows 16,64 --cache-limit 128 --prefill-rows 4,16 --repeats 2 2>&1 | tee "$OUT/engine-host.log"
+    --rows 16,64 --cache-limit 128 --prefill-rows 0,16 --waves 2 --repeats 1 2>&1 | tee "$OUT/engine-host.log"
 timeout 150 python3 benchmarks/engine_host.py --model /tmp/smollm2-random --device cuda --dtype bfloat16 \
-    --rows 16,64 --cache-limit 128 --prefill-rows 16 --repeats 2 --compile 2>&1 | tee "$OUT/engine-host-compiled.log"
+    --rows 16,64 --cache-limit 128 --prefill-rows 0 --repeats 2 --compile 2>&1 | tee "$OUT/engine-host-compiled.log"
 # 1. The compiled decode step (issue "Compile once"): kvlimit compiled (CUDA graphs) against kvlimit
 #    eager, stock generate and transformers' StaticCache compiled at the same KV length, at batch 1, 16
 #    and 64, limits 128 and 1024 (the cudagraphs backend: seconds to compile; the graph replays are what
