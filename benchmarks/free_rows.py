@@ -38,6 +38,7 @@ def main() -> None:
     model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(folder)
     runs = []
+    machine: dict = {}
     started = time.perf_counter()
     for name in args.workloads.split(","):
         common = {"memory": parse_bytes(args.memory), "workloads": (name,), "cache_limit": args.cache_limit,
@@ -45,10 +46,11 @@ def main() -> None:
         first = run_workloads(model, tokenizer, WorkloadSettings(**common, systems=("static", "continuous"),
                                                                  prefill_rows=0))  # fmt: skip
         runs += first["runs"]
+        machine = first["machine"]
         for p in (int(p) for p in args.prefill_rows.split(",")):
             runs += run_workloads(model, tokenizer, WorkloadSettings(**common, systems=("continuous",),
                                                                      prefill_rows=p))["runs"]  # fmt: skip
-    print(f"SmolLM2-135M float32, {torch.get_num_threads()} threads, {args.memory} of KV, limit {args.cache_limit}, "
+    print(f"SmolLM2-135M float32, {machine.get('cpu')}, {torch.get_num_threads()} threads, {args.memory} of KV, limit {args.cache_limit}, "
           f"{args.num_prompts} prompts x {args.max_new_tokens} new tokens, sampling; one process "
           f"({time.perf_counter() - started:.0f} s)")  # fmt: skip
     for name in args.workloads.split(","):
@@ -61,7 +63,7 @@ def main() -> None:
                   f"/ static {run['tokens_per_s'] / static['tokens_per_s']:.2f}")  # fmt: skip
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(runs, handle, indent=1)
+            json.dump({"machine": machine, "runs": runs}, handle, indent=1)
 
 
 if __name__ == "__main__":
