@@ -396,6 +396,23 @@ def test_the_first_prompts_are_prefilled_in_the_batchs_own_rows(sequences):
     assert_alone(model, config, decoding, reqs, got, sequences)
 
 
+@pytest.mark.parametrize(
+    ("family", "options"),
+    [("llama", {"policy": "tova"}), ("gpt_neox", {"policy": "snapkv", "observation_window": 2})],
+)
+def test_prompts_prefilled_together_in_chunks_end_with_a_decode_step(family, options):
+    """A group fed in chunks runs its last column as a decode step, one real token a row, as generate
+    does: planned as a prompt chunk (with its mask column), TOVA and SnapKV scored and evicted otherwise
+    and a group's first tokens were not its prompts' alone (found by `test_engine_fuzz`). In the batch's
+    rows, and through the prefill cache."""
+    model = make_model(family)
+    config = kvlimit.LimitConfig.create(LIMIT, **options)
+    decoding = {"max_new_tokens": 3, "do_sample": False}
+    reqs = requests(model, lengths=(9, 9, 9), seed=2)  # longer than the limit: chunks, no padding
+    assert_alone(model, config, decoding, reqs, run(model, config, decoding, reqs, rows=3))
+    assert_alone(model, config, decoding, reqs, run(model, config, decoding, reqs, rows=7, prefill_rows=4))
+
+
 def test_a_few_first_prompts_go_through_the_prefill_cache():
     """A first group filling at most half the rows is not padded to the batch: it is prefilled in the
     prefill cache, as later prompts are."""

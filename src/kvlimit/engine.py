@@ -627,7 +627,9 @@ class ContinuousEngine:
             chunk_mask = torch.ones_like(ids) if mask is None else mask
             forward_step(self.model, cache, ids, chunk_mask, **self._forward_extra)
             return
-        out = forward_step(self.model, cache, ids, mask, **self._forward_extra)
+        # the last column after chunks is a decode step, one real token a row, as generate runs it (planned
+        # as a prompt chunk, with its mask column, TOVA and SnapKV would score and evict otherwise)
+        out = forward_step(self.model, cache, ids, None if start > 0 else mask, **self._forward_extra)
         self._prefill = None
         self._start_rows(fill, out.logits[:, -1, :], events)
 
