@@ -97,8 +97,8 @@ def alone(
 
 
 def engine_run(
-    model: Any, case: dict[str, Any]
-) -> tuple[dict[tuple[str, int], list[int]], list[kvlimit.Request], Any]:
+    model: Any, case: dict[str, Any], compile: Any = False
+) -> tuple[dict[tuple[str, int], kvlimit.Finished], list[kvlimit.Request], Any]:
     config = kvlimit.LimitConfig.create(LIMIT + case["options"].get("recall", 0), **case["options"])
     decoding: dict[str, Any] = {**SAMPLING, "temperature": 1.5} if case["sampling"] else {"do_sample": False}
     if case["eos"]:
@@ -115,7 +115,7 @@ def engine_run(
         for i, (n, new, k, seed) in enumerate(case["requests"])
     ]
     engine = ContinuousEngine(model, config, rows=case["rows"], decoding=decoding, seed=SEED,
-                              prefill_rows=case["prefill_rows"])  # fmt: skip
+                              prefill_rows=case["prefill_rows"], compile=compile)  # fmt: skip
     waiting, schedule = list(requests), list(case["schedule"])
     got: dict[tuple[str, int], kvlimit.Finished] = {}
     step = 0
@@ -140,8 +140,23 @@ def engine_run(
 @settings(max_examples=150, derandomize=True, deadline=None, database=None, print_blob=True,
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 def test_random_requests_are_each_their_prompt_alone(case: dict[str, Any]) -> None:
+    check(case)
+
+
+@given(case=cases())
+@settings(max_examples=12, derandomize=True, deadline=None, database=None, print_blob=True,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+def test_random_requests_on_a_compiled_step_are_each_their_prompt_alone(case: dict[str, Any]) -> None:
+    """The same on the engine's compiled decode step (aot_eager: the graph dynamo captures, no C++ compile)."""
+    from transformers.generation.configuration_utils import CompileConfig
+
+    torch._dynamo.reset()  # each case is a graph of its own: dynamo's recompile limit counts per process
+    check(case, CompileConfig(backend="aot_eager", fullgraph=True, dynamic=False, mode="default"))
+
+
+def check(case: dict[str, Any], compile: Any = False) -> None:
     model = model_of(case["family"])
-    got, requests, (config, decoding, engine) = engine_run(model, case)
+    got, requests, (config, decoding, engine) = engine_run(model, case, compile)
     every = {(r.id, k) for r in requests for k in range(r.sequences or 1)}
     cancelled = None if case["cancel"] is None else requests[case["cancel"][0]].id
     assert {key for key in every if key[0] != cancelled} <= set(got) <= every
