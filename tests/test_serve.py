@@ -304,10 +304,32 @@ def test_stop_strings_end_the_text_before_them(server, tiny):
     assert "".join(p["choices"][0]["text"] for p in pieces) == whole["text"]
 
 
+def test_without_a_prefill_row_prompts_are_prefilled_in_free_rows(tiny):
+    """`prefill_rows=0`: a byte budget holds the rows alone (the limit 3 rows and one prefill row would
+    get), and every answer, greedy and seeded, is its prompt's alone, with more requests than rows."""
+    budget = kvlimit.LimitConfig.create(f"{4 * 24 * kvlimit.kv_bytes_per_token(tiny.model)}B")
+    settings = ServeSettings(model_name="tiny", max_prompt_tokens=MAX_PROMPT, max_body_bytes=8192)
+    app = create_app(tiny.model, tiny.tokenizer, budget, rows=4, settings=settings, seed=0, prefill_chunk=6,
+                     prefill_rows=0)  # fmt: skip
+    assert app.state.service.worker.engine.prefill_rows == 0
+    assert engine_config(app).cache_limit_tokens == 24  # 4 rows of 24 tokens and nothing beside
+    prompts = [f"hello there {'the end ' * k}" for k in range(7)]
+    with running(app) as url, ThreadPoolExecutor(7) as pool:
+        bodies = [{"model": "tiny", "prompt": p, "seed": k, **SAMPLING} for k, p in enumerate(prompts)]
+        texts = list(
+            pool.map(lambda b: httpx.post(f"{url}/v1/completions", json=b, timeout=120).json(), bodies)
+        )
+    for k, (prompt, answer) in enumerate(zip(prompts, texts, strict=True)):
+        expected, _ = oracle(tiny, app, tiny.tokenizer(prompt)["input_ids"], seed=k, max_new_tokens=16,
+                             do_sample=True, temperature=0.9, top_p=0.9)  # fmt: skip
+        assert answer["choices"][0]["text"] == expected, k
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
         (["--batch-size", "2", "--memory", "1GiB"], "give --batch-size or --memory, not both"),
+        (["--prefill-rows", "-1"], "--prefill-rows must be >= 0"),
         (["--max-queue", "-1"], "--max-queue must be >= 0"),
         (["--drain-seconds", "-5"], "--drain-seconds must be >= 0"),
         (["--memory", "lots"], "--memory"),

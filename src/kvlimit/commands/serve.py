@@ -3,7 +3,8 @@
 Contract: options are checked before the model loads (a bad one is one line and exit 2), with the
 cache options of `kvlimit generate` (the same declarations: `add_cache_arguments`,
 `limit_config_from_args`). The rows are `--batch-size R`, or with `--memory SIZE` the most sequences
-`kvlimit plan` fits at this limit, less one for the engine's prefill row. The model loads, the address
+`kvlimit plan` fits at this limit, less the engine's prefill rows (`--prefill-rows`, default 1; 0:
+prompts prefilled in free rows, whole). The model loads, the address
 and the plan go to stderr, and the server runs until SIGTERM or Ctrl-C, then drains (`--drain-seconds`)
 and exits 0. Binds 127.0.0.1 unless `--host` says otherwise; `--api-key` (or $KVLIMIT_API_KEY) guards
 every route but /health. Needs the serve extra (`pip install 'kvlimit[serve]'`).
@@ -69,7 +70,11 @@ def _add_server_arguments(parser: argparse.ArgumentParser) -> None:
     rows.add_argument("--batch-size", type=int, metavar="R", default=None,
                       help=f"sequences decoded at once, each in a row of --cache-limit tokens (default: {DEFAULT_BATCH_SIZE})")  # fmt: skip
     rows.add_argument("--memory", metavar="SIZE", default=None,
-                      help="instead of --batch-size: the most rows `kvlimit plan` fits in SIZE (such as 2GiB), less one for the prefill")  # fmt: skip
+                      help="instead of --batch-size: the most rows `kvlimit plan` fits in SIZE (such as 2GiB), less the --prefill-rows")  # fmt: skip
+    rows.add_argument("--prefill-rows", type=int, metavar="N", default=1,
+                      help="prompts prefilled together beside the rows, each held in --memory (default: 1); 0: in the "
+                      "batch's free rows, whole: no bytes beside the rows, but a long prompt holds the decoding rows "
+                      "for its whole prefill rather than a chunk a step")  # fmt: skip
     rows.add_argument("--prefill-chunk", type=int, metavar="N", default=None,
                       help="prompt tokens prefilled per decode step (default: a quarter of the limit, the policy's chunk)")  # fmt: skip
     rows.add_argument("--max-queue", type=int, metavar="N", default=64,
@@ -107,6 +112,7 @@ def _check(args: argparse.Namespace) -> None:
         raise CLIError("give --batch-size or --memory, not both")
     check_number(args.batch_size, "--batch-size", at_least=1)
     check_number(args.prefill_chunk, "--prefill-chunk", at_least=1)
+    check_number(args.prefill_rows, "--prefill-rows", at_least=0)
     check_number(args.max_queue, "--max-queue", at_least=0)
     check_number(args.max_prompt_tokens, "--max-prompt-tokens", at_least=1)
     check_number(args.max_body_bytes, "--max-body-bytes", at_least=1024)
@@ -145,15 +151,18 @@ def run_serve(args: argparse.Namespace) -> int:
     )  # fmt: skip
     try:
         app = create_app(loaded.model, loaded.tokenizer, config, rows=rows, settings=settings, seed=args.seed,
-                         prefill_chunk=args.prefill_chunk, compile=args.compile)  # fmt: skip
+                         prefill_chunk=args.prefill_chunk, compile=args.compile, prefill_rows=args.prefill_rows)  # fmt: skip
     except ValueError as exc:
         raise CLIError(cli_names(str(exc))) from exc
     used = app.state.service.worker.engine.config
     limit = int(used.cache_limit_tokens)
-    cache = row_cost(loaded.model, used).bytes_for(limit) * (rows + 1)
-    status(args, f"{rows} rows of cache_limit {limit} tokens (policy {used.policy.describe()}) and one prefill "
-                 f"row: KV cache {format_bytes(cache)}, allocated once; prompts prefilled {used.prefill_chunk} "
-                 "tokens per decode step")  # fmt: skip
+    prefill = args.prefill_rows
+    cache = row_cost(loaded.model, used).bytes_for(limit) * (rows + prefill)
+    beside = f"{prefill} prefill row{'s' if prefill > 1 else ''}" if prefill else "no prefill row"
+    admission = (f"prompts prefilled {used.prefill_chunk} tokens per decode step" if prefill else
+                 "prompts prefilled in free rows, whole")  # fmt: skip
+    status(args, f"{rows} rows of cache_limit {limit} tokens (policy {used.policy.describe()}) and {beside}: "
+                 f"KV cache {format_bytes(cache)}, allocated once; {admission}")  # fmt: skip
     auth = "with an API key" if settings.api_key else "without an API key"
     status(args, f"serving {settings.model_name!r} on http://{args.host}:{args.port}/v1 ({auth}); SIGTERM or Ctrl-C drains and stops")  # fmt: skip
     serve(app, args.host, args.port, log_level=args.log_level)
@@ -167,17 +176,18 @@ def _model_name(args: argparse.Namespace, loaded: LoadedModel) -> str:
 
 
 def _rows(args: argparse.Namespace, loaded: LoadedModel, config: LimitConfig) -> int:
-    """The rows: `--batch-size`, or the sequences `--memory` fits at this limit less the prefill row."""
+    """The rows: `--batch-size`, or the sequences `--memory` fits at this limit less the prefill rows."""
     if args.memory is None:
         return int(args.batch_size or DEFAULT_BATCH_SIZE)
     model = loaded.model
     limit = config.cache_limit_tokens or token_limit(model, config, 1)
     result = plan(model, memory=args.memory, new_tokens=limit, limits=[limit], config=config)
     fits = result.rows[0].sequences
-    if fits < 2:
-        raise CLIError(f"--memory {args.memory} fits {fits} rows at cache_limit {limit} (the server needs 2: "
-                       "one decoding, one to prefill); see kvlimit plan")  # fmt: skip
+    prefill = args.prefill_rows
+    if fits < prefill + 1:
+        raise CLIError(f"--memory {args.memory} fits {fits} rows at cache_limit {limit} (the server needs "
+                       f"{prefill + 1}: one decoding, --prefill-rows {prefill} to prefill); see kvlimit plan")  # fmt: skip
     peak = result.rows[0].predicted_peak_bytes or 0
     status(args, f"--memory {args.memory}: {fits} rows fit at cache_limit {limit} (predicted peak "
-                 f"{peak / 2**20:.0f} MiB); {fits - 1} decode, one prefills")  # fmt: skip
-    return fits - 1
+                 f"{peak / 2**20:.0f} MiB); {fits - prefill} decode, {prefill} to prefill")  # fmt: skip
+    return fits - prefill

@@ -83,12 +83,13 @@ def pad_token_id(model: Any, tokenizer: Any) -> int:
 
 
 def serving_config(
-    model: Any, config: LimitConfig, rows: int, prefill_chunk: int | None = None
+    model: Any, config: LimitConfig, rows: int, prefill_chunk: int | None = None, prefill_rows: int = 1
 ) -> LimitConfig:
-    """`config` for the server's `rows` (a byte budget holds them and the prefill row) with its prefill
-    chunk: `prefill_chunk`, else the config's, else the policy's chunk (a quarter of the limit), so that a
-    prompt of any length is prefilled one chunk per decode step (`ValueError` if it exceeds the room)."""
-    config = config.with_tokens(token_limit(model, config, rows + 1))
+    """`config` for the server's `rows` (a byte budget holds them and the `prefill_rows` prefill rows) with
+    its prefill chunk: `prefill_chunk`, else the config's, else the policy's chunk (a quarter of the limit),
+    so that a prompt of any length is prefilled one chunk per decode step (`ValueError` if it exceeds the
+    room; without a prefill row, every chunk in the step that admits it)."""
+    config = config.with_tokens(token_limit(model, config, rows + prefill_rows))
     chosen = prefill_chunk if prefill_chunk is not None else config.prefill_chunk
     chunk = forward_prefill_chunk(build_cache(model, config, rows=1), 2**62, chosen)
     return dataclasses.replace(config, prefill_chunk=chunk)
@@ -96,15 +97,16 @@ def serving_config(
 
 def create_app(
     model: Any, tokenizer: Any, config: LimitConfig, *, rows: int, settings: ServeSettings, seed: int | None = None,
-    prefill_chunk: int | None = None, compile: bool = False,
+    prefill_chunk: int | None = None, compile: bool = False, prefill_rows: int = 1,
 ) -> FastAPI:  # fmt: skip
-    """The app (see the module docstring): `rows` rows of `serving_config(model, config, rows, prefill_chunk)`;
-    `seed` seeds the requests that bring none; `compile` compiles the decode step."""
-    config = serving_config(model, config, rows, prefill_chunk)
-    # one prefill row: the server feeds prompts a chunk per decode step, so that a burst of requests
-    # costs the decoding rows at most one chunk's forward a step (its byte budget counts one row)
+    """The app (see the module docstring): `rows` rows of `serving_config(model, config, rows, prefill_chunk,
+    prefill_rows)`; `seed` seeds the requests that bring none; `compile` compiles the decode step."""
+    config = serving_config(model, config, rows, prefill_chunk, prefill_rows)
+    # one prefill row (the default): the server feeds prompts a chunk per decode step, so that a burst of
+    # requests costs the decoding rows at most one chunk's forward a step (its byte budget counts one row);
+    # 0: prompts are prefilled in free rows, whole (`ContinuousEngine(prefill_rows=0)`), and the bytes are rows'
     engine = ContinuousEngine(model, config, rows=rows, seed=seed, tokenizer=tokenizer, compile=compile,
-                              decoding={"pad_token_id": pad_token_id(model, tokenizer)}, prefill_rows=1)  # fmt: skip
+                              decoding={"pad_token_id": pad_token_id(model, tokenizer)}, prefill_rows=prefill_rows)  # fmt: skip
     metrics = Metrics(rows)
     service = Service(
         EngineWorker(engine, max_queue=settings.max_queue, metrics=metrics), tokenizer, settings, metrics
