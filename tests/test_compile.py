@@ -13,6 +13,7 @@ compile with inductor.
 """
 
 import contextlib
+import itertools
 import logging
 
 import pytest
@@ -430,3 +431,40 @@ def test_a_continued_cache_equals_one_call_on_the_whole_text(compile):
     assert torch.equal(second, stock)
     with pytest.raises(ValueError, match=f"has seen {cache.columns_seen} columns"):
         kvlimit.generate(model, input_ids=ids, attention_mask=mask, max_new_tokens=2, **kwargs)
+
+
+def test_a_process_compiles_more_batch_sizes_than_torchs_limit_of_eight():
+    """torch.compile keeps 8 graphs per function, and kvlimit's step is one function for every shape: a
+    ninth batch size in one process failed under `fullgraph` (greedy in kvlimit's loop, beams in
+    transformers'). Each of nine batch sizes compiles its own graph and decodes as eagerly."""
+    model = make_model("llama")
+    _reset_counters()
+    for num_beams in (1, 2):
+        for rows in range(1, 10):
+            torch.manual_seed(rows)
+            ids = torch.randint(3, model.config.vocab_size, (rows, 5))
+            common = dict(input_ids=ids, attention_mask=torch.ones_like(ids), cache_limit=8, max_new_tokens=4,
+                          do_sample=False, num_beams=num_beams, pad_token_id=0)  # fmt: skip
+            compiled = kvlimit.generate(model, **common, compile=True, compile_config=_graph_only())
+            if rows in (1, 9):
+                assert torch.equal(compiled, kvlimit.generate(model, **common, compile=False))
+    assert compile_counters()["graphs"] >= 18
+
+
+def test_past_the_graph_limit_a_clear_error(monkeypatch):
+    """Past `STEP_GRAPH_LIMIT` graphs, an error that says what was compiled and what to do."""
+    model = make_model("llama")
+    _reset_counters()
+    monkeypatch.setattr(hf.compiling, "STEP_GRAPH_LIMIT", 2)
+    with torch._dynamo.config.patch(recompile_limit=1):
+        for rows, num_beams in itertools.product((1, 2, 3), (1, 2)):
+            ids = torch.randint(3, model.config.vocab_size, (rows, 5))
+            call = dict(input_ids=ids, attention_mask=torch.ones_like(ids), cache_limit=8, max_new_tokens=3,
+                        do_sample=False, num_beams=num_beams, compile=True, compile_config=_graph_only())  # fmt: skip
+            if rows < 3:
+                kvlimit.generate(model, **call)
+            else:
+                with pytest.raises(
+                    RuntimeError, match=r"compiled kvlimit's decode step for 2 different shapes"
+                ):
+                    kvlimit.generate(model, **call)

@@ -272,6 +272,8 @@ class BoundedDecoding:
             self._compiled_forward(model, cache, mode, generation_config, own_loop),
             # a compiled step (kvlimit's loop or transformers') takes grouped heads as they are on the CPU
             hf.grouped_sdpa_on_cpu() if cache.static_shapes else contextlib.nullcontext(),
+            # transformers' loop compiles the forward itself: the same room for its graphs as ours get
+            hf.room_to_compile() if cache.static_shapes else contextlib.nullcontext(),
         ):
             if chunk is not None:  # a continued cache: the prompt's columns after those it has seen
                 mask = model_kwargs["attention_mask"]

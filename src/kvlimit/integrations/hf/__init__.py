@@ -57,6 +57,7 @@ from .compiling import (
     compile_counters,
     compiled_decode_forward,
     loop_compiles,
+    room_to_compile,
 )
 from .decoding import (
     LOOP_MODEL_KWARGS,
@@ -175,6 +176,7 @@ __all__ = [
     "probe_kv_bytes_per_token",
     "probe_kv_shapes",
     "put_cache",
+    "room_to_compile",
     "run_decoding",
     "steer_generation",
     "step_model_inputs",

@@ -80,6 +80,36 @@ def _compile_arguments(compile_config: Any) -> dict[str, Any]:
     return {k: v for k, v in with_step_options(compile_config).to_dict().items() if not k.startswith("_")}
 
 
+#: Graphs one compiled step function may hold in a process, where torch's own limit is 8 per code
+#: object: kvlimit's step is one function for every model, batch size, limit and configuration a process
+#: compiles (one graph each), and `fullgraph=True` turns dynamo's fallback at the limit into an error, so a
+#: ninth batch size in one process failed. Raised only within kvlimit's compiled calls (`room_to_compile`).
+STEP_GRAPH_LIMIT = 64
+
+
+@contextlib.contextmanager
+def room_to_compile() -> Iterator[None]:
+    """Within the block, a compiled step may hold up to `STEP_GRAPH_LIMIT` graphs (dynamo's
+    `recompile_limit`, or the caller's own where higher; set back on leaving: about 15 us a call);
+    beyond that, a `RuntimeError` that says why, in place of dynamo's (`FailOnRecompileLimitHit` from
+    kvlimit's loop, `Unsupported` from a forward compiled inside transformers' beam search)."""
+    from torch._dynamo.exc import FailOnRecompileLimitHit, Unsupported
+
+    limit = max(STEP_GRAPH_LIMIT, int(torch._dynamo.config.recompile_limit))
+    try:
+        with torch._dynamo.config.patch(recompile_limit=limit):
+            yield
+    except (FailOnRecompileLimitHit, Unsupported) as error:
+        if isinstance(error, Unsupported) and "recompile limit" not in str(error):
+            raise
+        raise RuntimeError(
+            f"compile: this process has compiled kvlimit's decode step for {limit} different shapes (one "
+            "graph per model, batch size, cache limit and configuration), the most torch.compile keeps for "
+            "one function (torch._dynamo.config.recompile_limit); reuse fewer shapes, call "
+            "torch._dynamo.reset() to drop the graphs, or decode eagerly (compile=False)"
+        ) from error
+
+
 def auto_compiles(device: torch.device, generation_config: Any) -> bool:
     """Whether transformers' generate compiles a compileable cache's forward by itself here."""
     if getattr(generation_config, "disable_compile", False):
@@ -130,7 +160,10 @@ def compiled_decode_forward(model: Any, is_decode: Callable[[], bool], compile_c
     previous = model.__dict__.get("forward")
 
     def forward(*args: Any, **kwargs: Any) -> Any:
-        return compiled(*args, **kwargs) if is_decode() else eager(*args, **kwargs)
+        if not is_decode():
+            return eager(*args, **kwargs)
+        with room_to_compile():
+            return compiled(*args, **kwargs)
 
     model.forward = forward
     try:
@@ -177,6 +210,7 @@ class CompiledDecodeStep:
             torch.no_grad(),
             grouped_sdpa_on_cpu(),
             attention_tap(self.model, self.spec, cache.attention_record, cache.attention_prepare),
+            room_to_compile(),
         ):
             logits: torch.Tensor = self.function(
                 self.model, self.cache, self.spec, static, input_ids, self.extra
