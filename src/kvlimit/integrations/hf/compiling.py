@@ -7,7 +7,8 @@ private `_compile_all_devices` is set (transformers 5.18 to 5.25 all have it). `
 builds that config; `compile_counters` reads torch._dynamo's counters (graphs, breaks,
 recompiles), which the tests and the benchmarks report. `CompiledDecodeStep` is kvlimit's own
 compiled unit, used by its own decode loop (`kvlimit.loop`): a bounded cache's static decode step
-and the forward, as one graph.
+and the forward, as one graph. `room_to_compile` lets those compiled calls hold a graph per shape past
+torch's own limit of 8 per function (`STEP_GRAPH_LIMIT`).
 """
 
 from __future__ import annotations
