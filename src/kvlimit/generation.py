@@ -272,7 +272,8 @@ class BoundedDecoding:
             self._compiled_forward(model, cache, mode, generation_config, own_loop),
             # a compiled step (kvlimit's loop or transformers') takes grouped heads as they are on the CPU
             hf.grouped_sdpa_on_cpu() if cache.static_shapes else contextlib.nullcontext(),
-            # transformers' loop compiles the forward itself: the same room for its graphs as ours get
+            # room for a graph per shape, once for the run: transformers' loops compile the forward (their
+            # own compiled call, or beams' `compiled_decode_forward`) and take no room per call
             hf.room_to_compile() if cache.static_shapes else contextlib.nullcontext(),
         ):
             if chunk is not None:  # a continued cache: the prompt's columns after those it has seen

@@ -93,7 +93,9 @@ def room_to_compile() -> Iterator[None]:
     """Within the block, a compiled step may hold up to `STEP_GRAPH_LIMIT` graphs (dynamo's
     `recompile_limit`, or the caller's own where higher; set back on leaving: about 15 us a call);
     beyond that, a `RuntimeError` that says why, in place of dynamo's (`FailOnRecompileLimitHit` from
-    kvlimit's loop, `Unsupported` from a forward compiled inside transformers' beam search)."""
+    kvlimit's loop, `Unsupported` from a forward compiled inside transformers' beam search). Entered per
+    call by `CompiledDecodeStep` (the engine's step, outside generate) and once around a static-shaped
+    generate, which covers transformers' loops (their own compiled forward, `compiled_decode_forward`)."""
     from torch._dynamo.exc import FailOnRecompileLimitHit, Unsupported
 
     limit = max(STEP_GRAPH_LIMIT, int(torch._dynamo.config.recompile_limit))
@@ -161,10 +163,7 @@ def compiled_decode_forward(model: Any, is_decode: Callable[[], bool], compile_c
     previous = model.__dict__.get("forward")
 
     def forward(*args: Any, **kwargs: Any) -> Any:
-        if not is_decode():
-            return eager(*args, **kwargs)
-        with room_to_compile():
-            return compiled(*args, **kwargs)
+        return compiled(*args, **kwargs) if is_decode() else eager(*args, **kwargs)
 
     model.forward = forward
     try:
