@@ -10,6 +10,7 @@ with the store in each of `--recall-dtypes` (default: none, the model's dtype).
 
     python benchmarks/attention_recall_blocks.py --json results/recall/attention-blocks.json
     python benchmarks/attention_recall_blocks.py --variants "distance b4" --recall-dtypes none,bfloat16,float16
+    python benchmarks/attention_recall_blocks.py --variants "distance b4" --recall-every 1,2,4 --every 1
 """
 
 from __future__ import annotations
@@ -50,11 +51,15 @@ def main() -> None:
     parser.add_argument(
         "--recall-dtypes", default="none", help="the store's dtypes, comma separated (none: the model's)"
     )
+    parser.add_argument("--recall-every", default="1",
+                        help="decode steps between block choices, comma separated (default: 1); measure "
+                        "with --every 1, as a step measured every N may be a choosing step each time")  # fmt: skip
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     dtypes = [None if d == "none" else d for d in args.recall_dtypes.split(",")]
-    variants = {f"{v}{'' if d is None else ' ' + d}": (*VARIANTS[v], d) for v in args.variants.split(",")
-                for d in dtypes}  # fmt: skip
+    everies = [int(e) for e in args.recall_every.split(",")]
+    variants = {f"{v}{'' if d is None else ' ' + d}{'' if e == 1 else f' every {e}'}": (*VARIANTS[v], d, e)
+                for v in args.variants.split(",") for d in dtypes for e in everies}  # fmt: skip
     loaded = load_model(None)
     rows: list[dict[str, Any]] = []
     work = [(text, fraction, share, name) for text in TEXTS for fraction in (4, 8)
@@ -66,10 +71,9 @@ def main() -> None:
                 : args.tokens
             ]
             limit = args.tokens // fraction
-            score, block, dtype = variants[name]
-            config = kvlimit.LimitConfig.create(
-                limit, recall=limit // share, recall_score=score, recall_block=block, recall_dtype=dtype
-            )
+            score, block, dtype, every = variants[name]
+            config = kvlimit.LimitConfig.create(limit, recall=limit // share, recall_score=score, recall_block=block,
+                                                recall_dtype=dtype, recall_every=every)  # fmt: skip
             (result,) = attention_recall(loaded.model, torch.tensor([ids]), {name: config},
                                          start=args.tokens - args.steps, every=args.every)  # fmt: skip
             rows.append({"text": text, "limit": limit, "recall": limit // share, "variant": name,

@@ -4,7 +4,10 @@ For a cache limit L (default 1,024) and recalled slots R in `--recall` (default 
 variant (`sinks`, and `sinks+recall R` with the defaults: scored by distance in blocks of 4; with
 `--recall-dtype int8` also the store kept as int8 codes) is fed the
 same corpus tokens until its recall store holds `--store` evicted tokens (the sinks cache gets as
-many), then timed two ways in interleaved rounds, so machine noise hits every variant alike:
+many), then timed two ways in interleaved rounds, so machine noise hits every variant alike (with
+`--recall-every 1,4`, also recall choosing every 4 steps: each round then times as many consecutive steps
+as the largest interval, for every variant, and reports the mean step of the round, a whole cycle of
+scoring and reusing steps):
 
 - compiled: `BoundedCache.make_static(max_length)` (the run's length, as `kvlimit.generate` gives it: the
   recall rings hold the run's evictions, about `--store` tokens) and kvlimit's compiled step (`CompiledDecodeStep`: the
@@ -56,6 +59,8 @@ def main() -> None:
     parser.add_argument("--store", type=int, default=4096, help="evicted tokens the recall store holds")
     parser.add_argument("--recall-dtype", default="none",
                         help="the recall store's dtypes, comma separated: none (the model's), int8, int4 (default: none)")  # fmt: skip
+    parser.add_argument("--recall-every", default="1",
+                        help="decode steps between block choices, comma separated (default: 1)")  # fmt: skip
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--mode", default=None, help="inductor mode (default: reduce-overhead on CUDA)")
@@ -71,10 +76,14 @@ def main() -> None:
     forms = [f for f in ("compiled", "eager") if f in args.forms.split(",")]
     recalls = [int(r) for r in args.recall.split(",")] if args.recall else [limit // 4, limit // 2]
     dtypes = [None if d == "none" else d for d in args.recall_dtype.split(",")]
-    variants: dict[str, tuple[int, str | None]] = {"sinks": (0, None)}
+    everies = [int(e) for e in args.recall_every.split(",")]
+    span = max(everies)  # steps a round times, per variant
+    variants: dict[str, tuple[int, str | None, int]] = {"sinks": (0, None, 1)}
     for r in recalls:
         for d in dtypes:
-            variants[f"sinks+recall{r}" + (f" {d}" if d else "")] = (r, d)
+            for e in everies:
+                every = f" every {e}" if e != 1 else ""
+                variants[f"sinks+recall{r}" + (f" {d}" if d else "") + every] = (r, d, e)
     mode = args.mode or ("reduce-overhead" if device.type == "cuda" else "default")
     config = CompileConfig(fullgraph=True, dynamic=False, mode=mode)
     ids = corpus_ids(tokenizer, limit + args.store + 1, device)
@@ -84,18 +93,20 @@ def main() -> None:
     compile_s: dict[str, float] = {}
     first_diff: dict[str, float] = {}
     with torch.no_grad():
-        for name, (recall, dtype) in variants.items():
+        for name, (recall, dtype, every) in variants.items():
             fill = ids[:, : limit - recall + args.store]  # the kept slots, and `store` tokens evicted
-            eager_cache = filled_cache(model, limit, recall, fill, dtype=dtype)
-            static_cache = filled_cache(model, limit, recall, fill, dtype=dtype)
-            static_cache.make_static(fill.shape[1] + args.rounds + 8)  # as generate: the run's length
+            eager_cache = filled_cache(model, limit, recall, fill, dtype=dtype, every=every)
+            static_cache = filled_cache(model, limit, recall, fill, dtype=dtype, every=every)
+            static_cache.make_static(
+                fill.shape[1] + span * (args.rounds + 8)
+            )  # as generate: the run's length
             compiled = hf.CompiledDecodeStep(model, static_cache, spec, config)
             start = time.perf_counter()
             got = compiled(token)  # the compile
             compile_s[name] = round(time.perf_counter() - start, 1)
             want = kvlimit.forward_step(model, eager_cache, token).logits[:, -1].float()
             first_diff[name] = float((got - want).abs().max())
-            for _ in range(2):  # warm
+            for _ in range(max(2, span)):  # warm (every graph of the cycle)
                 compiled(token)
                 kvlimit.forward_step(model, eager_cache, token)
             if "compiled" in forms:
@@ -108,7 +119,7 @@ def main() -> None:
         times: dict[str, list[float]] = {name: [] for name in steps}
         for _ in range(args.rounds):
             for name, call in steps.items():
-                times[name].append(timed(call, token))
+                times[name].append(timed(lambda t, c=call: [c(t) for _ in range(span)], token) / span)
     rows = []
     for form in forms:
         base = statistics.median(times[f"sinks {form}"])

@@ -48,10 +48,11 @@ def filled_cache(
     score: str | None = None,
     block: int | None = None,
     dtype: str | None = None,
+    every: int | None = None,
 ) -> kvlimit.BoundedCache:
     config = kvlimit.LimitConfig.create(
         limit, "sinks", recall=recall or None, recall_score=score, recall_block=block,
-        recall_dtype=dtype if recall else None,
+        recall_dtype=dtype if recall else None, recall_every=every if recall else None,
     )  # fmt: skip
     cache = kvlimit.build_cache(model, config)
     chunk = cache.policy.default_chunk(cache.kept_limit)

@@ -1,9 +1,9 @@
 """The retrieval suite (`kvlimit.eval.retrieval`) on the embedded model: every task of a part, every context,
 through the full cache and bounded caches of a fraction of the context, side by side (a table, JSON, a plot).
 
-Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK]` (sinks with a
+Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK][:eN]` (sinks with a
 recall tier of F of the limit, blocks chosen by SCORE: keys, distance or bounds; blocks of BLOCK tokens,
-default `kvlimit.cache.recall.BLOCK`). Every bounded configuration's limit
+default `kvlimit.cache.recall.BLOCK`; `eN`: chosen every N decode steps, `recall_every`). Every bounded configuration's limit
 is `--fraction` of the case's context.
 
     python benchmarks/retrieval_suite.py --part tune --contexts 1024,2048 --configs full,sinks,recall:0.25:keys:16
@@ -34,13 +34,14 @@ def config_for(spec: str, context: int, fraction: float) -> kvlimit.LimitConfig 
     limit = max(16, round(fraction * context))
     if spec == "sinks":
         return kvlimit.LimitConfig.create(limit)
-    kind, share, score, *block = spec.split(":")
-    if kind != "recall" or len(block) > 1:
-        raise SystemExit(f"--configs: {spec!r} is not full, sinks or recall:F:SCORE[:BLOCK]")
+    kind, share, score, *rest = spec.split(":")
+    every = [int(r[1:]) for r in rest if r.startswith("e")]
+    block = [int(r) for r in rest if not r.startswith("e")]
+    if kind != "recall" or len(block) > 1 or len(every) > 1:
+        raise SystemExit(f"--configs: {spec!r} is not full, sinks or recall:F:SCORE[:BLOCK][:eN]")
     recall = max(16, round(float(share) * limit) // 16 * 16)
-    return kvlimit.LimitConfig.create(
-        limit, recall=recall, recall_score=score, recall_block=int(block[0]) if block else None
-    )
+    return kvlimit.LimitConfig.create(limit, recall=recall, recall_score=score, recall_block=block[0] if block else None,
+                                      recall_every=every[0] if every else None)  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -88,6 +88,10 @@ def test_compiled_recall_equals_eager(family):
         ("qwen3", dict(num_beams=2, do_sample=True, recall_dtype="int4", kv_dtype="int8")),
         ("llama", dict(do_sample=True, recall_dtype="bfloat16", recall_store=8 * RECALL, max_new_tokens=80)),
         ("gpt_neox", dict(num_beams=2, do_sample=False, recall_dtype="float16")),
+        # choosing every few steps: a graph that scores and one that does not, the rows' own schedules
+        ("llama", dict(do_sample=False, recall_every=3)),
+        ("qwen2", dict(num_beams=2, do_sample=False, recall_every=2)),
+        ("llama", dict(do_sample=True, recall_every=4, recall_store=8 * RECALL, max_new_tokens=80)),
     ],
 )
 def test_compiled_recall_modes_equal_eager(family, options):
@@ -264,7 +268,13 @@ def test_a_chunk_after_static_steps_hands_the_blocks_back():
 
 
 @pytest.mark.parametrize(
-    "options", [dict(recall=RECALL), dict(recall=RECALL, recall_dtype="int8"), dict(policy="tova")]
+    "options",
+    [
+        dict(recall=RECALL),
+        dict(recall=RECALL, recall_dtype="int8"),
+        dict(recall=RECALL, recall_every=3),
+        dict(policy="tova"),
+    ],
 )
 def test_the_compiled_engine_equals_the_eager_engine(options):
     """Rows loaded into the rings (`load_row`) as prompts come and go; the attention is tapped in the
@@ -287,8 +297,8 @@ def test_the_engine_names_what_cannot_compile():
 
 @st.composite
 def recall_runs(draw: st.DrawFn) -> dict:
-    """A random recall request: family, limit, recall slots, store bound, dtype, score, block, policy,
-    prefill chunk, decoding mode and length."""
+    """A random recall request: family, limit, recall slots, store bound, dtype, score, block, choice
+    interval, policy, prefill chunk, decoding mode and length."""
     limit = draw(st.integers(10, 24))
     recall = draw(st.sampled_from([r for r in (2, 4, 6, 8) if r <= limit - 6]))  # room for 4 sinks
     options = dict(
@@ -301,6 +311,7 @@ def recall_runs(draw: st.DrawFn) -> dict:
         recall_dtype=draw(st.sampled_from([None, None, "int8", "int4", "bfloat16"])),
         recall_score=draw(st.sampled_from(["distance", "keys"])),
         recall_block=draw(st.sampled_from([None, 1, 2])),
+        recall_every=draw(st.sampled_from([None, None, 2, 3])),
         prefill_chunk=draw(st.none() | st.integers(1, limit - recall - 4)),
         max_new_tokens=draw(st.integers(limit, 3 * limit)),
         seed=draw(st.integers(0, 2**16)),

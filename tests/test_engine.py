@@ -40,6 +40,7 @@ ROW_CONFIGS = [
     ("llama", {"kv_dtype": "int8"}),
     ("phi", {"kv_dtype": "int4", "kv_group": 8}),
     ("llama", {"recall": 4}),
+    ("llama", {"recall": 4, "recall_every": 3}),
     ("qwen3", {"recall": 4, "recall_dtype": "int8", "policy": "window"}),
     ("bloom", {"policy": "tova"}),
     ("gpt2", {"positions": "reencode"}),

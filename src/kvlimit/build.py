@@ -135,6 +135,7 @@ def _recall_store(
         recall_dtype=config.recall_dtype,
         score=config.recall_score,
         block=block,
+        every=config.recall_every,
     )
 
 

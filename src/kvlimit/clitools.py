@@ -107,8 +107,8 @@ def kv_storage_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_recall_arguments(group: Any) -> None:
-    """`--recall R`, `--recall-store N|SIZE`, `--recall-dtype D`, `--recall-score S` and `--recall-block N`:
-    the recall tier of one cache."""
+    """`--recall R`, `--recall-store N|SIZE`, `--recall-dtype D`, `--recall-score S`, `--recall-block N`
+    and `--recall-every N`: the recall tier of one cache."""
     group.add_argument("--recall", metavar="R", type=int, default=0,
                        help=f"{declared('recall')} (default: 0, off)")  # fmt: skip
     group.add_argument("--recall-store", metavar="N|SIZE", default=None,
@@ -119,6 +119,8 @@ def add_recall_arguments(group: Any) -> None:
                        help=f"{declared('recall_score')} (default: distance)")  # fmt: skip
     group.add_argument("--recall-block", metavar="N", type=int, default=None,
                        help=f"{declared('recall_block')} (default: 4, or the largest of 2 and 1 that divides --recall)")  # fmt: skip
+    group.add_argument("--recall-every", metavar="N", type=int, default=None,
+                       help=f"{declared('recall_every')} (default: 1, every step)")  # fmt: skip
 
 
 def recall_score_name(text: str) -> str:
@@ -129,8 +131,8 @@ def recall_score_name(text: str) -> str:
 
 
 def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """LimitConfig's recall, recall_store, recall_dtype, recall_score and recall_block from `--recall`,
-    `--recall-store`, `--recall-dtype`, `--recall-score` and `--recall-block` (validated by
+    """LimitConfig's recall, recall_store, recall_dtype, recall_score, recall_block and recall_every from
+    `--recall`, `--recall-store`, `--recall-dtype`, `--recall-score`, `--recall-block` and `--recall-every` (validated by
     `LimitConfig.create`; the words checked here)."""
     dtype = args.recall_dtype.strip().lower()
     if dtype not in ("none", *RECALL_DTYPES):
@@ -142,6 +144,7 @@ def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "recall_dtype": None if dtype == "none" else dtype,
         "recall_score": score,
         "recall_block": args.recall_block,
+        "recall_every": args.recall_every,
     }
 
 

@@ -145,6 +145,14 @@ CACHE_OPTIONS = (
         "N",
         "4, or the largest of 2 and 1 that divides recall",
     ),
+    Option(
+        "recall_every",
+        "with recall: a decode step chooses a row's blocks afresh every N steps (and whenever the blocks it "
+        "holds change); between, the row attends the blocks it chose last, and the step skips scoring "
+        "(faster; a little less of the full cache's attention held)",
+        "N",
+        "1, every step",
+    ),
 )
 
 #: Dtypes the recall store keeps besides the model's: quantized codes, or 16-bit floats.
@@ -186,6 +194,8 @@ class LimitConfig:
             (the model's dtype).
         recall_score: "distance", "keys" or "bounds", how the recall tier scores its blocks.
         recall_block: tokens per block of the recall store (None: `kvlimit.cache.recall.block_for`).
+        recall_every: decode steps between a row's block choices (`kvlimit.cache.recall`, "Choosing every
+            N steps"); 1 chooses every step.
     """
 
     cache_limit_tokens: int | None
@@ -201,6 +211,7 @@ class LimitConfig:
     recall_dtype: str | None = None
     recall_score: str = "distance"
     recall_block: int | None = None
+    recall_every: int = 1
 
     @classmethod
     def create(
@@ -217,6 +228,7 @@ class LimitConfig:
         recall_dtype: str | None = None,
         recall_score: str | None = None,
         recall_block: int | None = None,
+        recall_every: int | None = None,
         **policy_settings: Any,
     ) -> LimitConfig:
         """Validate user arguments. `policy_settings` (e.g. ``n_sink=2``) configure a policy named by string."""
@@ -239,7 +251,7 @@ class LimitConfig:
 
         policy_obj = make_policy(policy, **policy_settings)
         recall_slots = _check_recall(
-            recall, recall_store, recall_dtype, recall_score, recall_block, policy_obj, tokens
+            recall, recall_store, recall_dtype, recall_score, recall_block, recall_every, policy_obj, tokens
         )
         if tokens is not None:
             policy_obj.check_limit(tokens - recall_slots)
@@ -268,7 +280,8 @@ class LimitConfig:
         group = DEFAULT_KV_GROUP if kv_group is None else check_kv_group(kv_group)
         store_tokens, store_bytes = _recall_store(recall_store)
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
-                   store_bytes, recall_dtype, recall_score or "distance", recall_block)  # fmt: skip
+                   store_bytes, recall_dtype, recall_score or "distance", recall_block,
+                   1 if recall_every is None else recall_every)  # fmt: skip
 
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
@@ -307,6 +320,7 @@ class LimitConfig:
             recall_dtype=given.pop("recall_dtype"),
             recall_score=given.pop("recall_score"),
             recall_block=given.pop("recall_block"),
+            recall_every=given.pop("recall_every"),
             **given,
         )
 
@@ -356,6 +370,7 @@ class LimitConfig:
             recalled += f", recall_dtype={self.recall_dtype}" if self.recall_dtype else ""
             recalled += f", recall_score={self.recall_score}" if self.recall_score != "distance" else ""
             recalled += f", recall_block={self.recall_block}" if self.recall_block is not None else ""
+            recalled += f", recall_every={self.recall_every}" if self.recall_every != 1 else ""
         return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}{recalled}"
 
 
@@ -373,12 +388,14 @@ def _check_recall(
     dtype: object,
     score: object,
     block: object,
+    every: object,
     policy: EvictionPolicy,
     tokens: int | None,
 ) -> int:
     """The recalled slots (0 for None), with the recall options checked against each other and the limit."""
     slots = check_int("recall", recall, at_least=0, none_means="no recall tier") or 0
     tokens_per_block = check_int("recall_block", block, at_least=1, none_means="the default block")
+    check_int("recall_every", every, at_least=1, none_means="every step")
     if not slots:
         named = [
             f"{name}={value!r}"
@@ -387,6 +404,7 @@ def _check_recall(
                 ("recall_dtype", dtype),
                 ("recall_score", score),
                 ("recall_block", block),
+                ("recall_every", every),
             )
             if value is not None
         ]

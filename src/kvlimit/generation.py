@@ -81,6 +81,7 @@ def generate(
     recall_dtype: str | None = None,
     recall_score: str | None = None,
     recall_block: int | None = None,
+    recall_every: int | None = None,
     window: int | None = None,
     streamer: Any = None,
     compile: bool | None = None,
@@ -128,6 +129,9 @@ def generate(
         recall_block: tokens per block of the recall store, a divisor of `recall` (None: 4, or the
             largest of 2 and 1 that divides `recall`): smaller blocks hold more of the attention the full
             cache pays in the same slots; larger ones keep a phrase together.
+        recall_every: a decode step chooses a row's blocks afresh every `recall_every` steps (None or 1:
+            every step; sooner when the blocks a row holds change); between, the row attends the blocks
+            it chose last and the step skips the scoring (`kvlimit.cache.recall`, "Choosing every N steps").
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
         compile: True: compile the decode step (torch.compile, the whole forward in one graph, on any

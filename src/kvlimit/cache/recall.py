@@ -41,6 +41,13 @@ positions the cache reserves between the sinks and the recent window (`base`), o
 move references to closed blocks (shared, counted) and copy an open one, and the oldest blocks of a
 row go first once it holds `capacity` tokens.
 
+Choosing every N steps (`every`, `recall_every`): scoring reads every stored key of every layer in
+every step, the recall step's largest cost where memory is slow. With `every` > 1 a decode step chooses
+a row's blocks afresh only when its schedule says so (`recall_schedule.ChoiceSchedule`: `every` steps
+since its last choice, its first decode step after a prompt chunk, or a change in what it can recall);
+between, the row attends the blocks it chose last (kept per layer, `_last`), turned to the step's
+positions, and a step in which no row chooses scores nothing. Prompt chunks always choose.
+
 The store orchestrates two parts: `recall_table.BlockTable` (which blocks each row holds, on the host:
 ids, reference counts, fills, trimming) and `recall_storage.RecallGroup` (where a group's blocks live,
 their growth, writes and picks, by the store's `Homes`).
@@ -57,9 +64,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
+import torch.nn.functional as F
 
 from ..positions.rope import RopeSpec
 from .quant import scheme
+from .recall_schedule import ChoiceSchedule
 from .recall_storage import RECALL_GROUP, Homes, RecallGroup, recall_float_dtype
 from .recall_table import BlockTable
 
@@ -109,6 +118,7 @@ class RecallStore:
         score: "distance" (a block scores its best key's product with the queries, each key turned by
             its distance to the query as the full cache sees it), "keys" (the same at one distance for
             every block) or "bounds" (Quest's bound from each block's per-channel key minimum and maximum).
+        every: decode steps between a row's block choices (see "Choosing every N steps" above).
     """
 
     def __init__(
@@ -121,6 +131,7 @@ class RecallStore:
         per_head: bool = True,
         block: int | None = None,
         score: str = "distance",
+        every: int = 1,
     ):
         self.groups = [RecallGroup(list(members), rope) for members, rope in groups]
         self._where = {idx: (g, i) for g in self.groups for i, idx in enumerate(g.members)}
@@ -139,6 +150,12 @@ class RecallStore:
         if score not in ("keys", "bounds", "distance"):
             raise ValueError(f"score={score!r} is not one of 'keys', 'bounds', 'distance'")
         self.score = score
+        #: which rows choose in a decode step (`recall_every`); the open step's decision, and per layer
+        #: the block ids each row chose last (batch, kv_heads, picks), kept when `every` > 1
+        self.schedule = ChoiceSchedule(every)
+        self._choosing: torch.Tensor | None = None
+        self._deciding = "all"
+        self._last: dict[int, torch.Tensor] = {}
         self.table = BlockTable(self.block, self.picks, self.max_blocks, self._grow, self._copy_block)
         self.stored_total = 0  # tokens ever stored
         #: (capacity,) per block id, the token index of its first token (on the model's device)
@@ -174,6 +191,8 @@ class RecallStore:
     def start(self, batch: int) -> None:
         """Empty rows for a batch of `batch` (the blocks' storage stays allocated)."""
         self.table.start(batch)
+        self.schedule.start(batch)
+        self._last.clear()
 
     def reset(self) -> None:
         """Forget every row and drop the storage."""
@@ -181,6 +200,8 @@ class RecallStore:
             group.drop()
         self.block_first = None
         self.table.forget()
+        self.schedule.start(0)
+        self._last.clear()
 
     def recallable(self) -> list[int]:
         """Per row, how many recalled slots hold a token in the coming step: its full blocks, up to `slots`."""
@@ -189,26 +210,48 @@ class RecallStore:
     def select_rows(self, index: Sequence[int]) -> None:
         """Rows become rows `index` of before: closed blocks are shared, an open block is copied."""
         self.table.select_rows(index)
+        self.schedule.select_rows(index)
+        for layer, chosen in self._last.items():
+            self._last[layer] = chosen[torch.tensor(list(index), dtype=torch.long, device=chosen.device)]
 
     def load_row(self, row: int, source: RecallStore, source_row: int) -> None:
         """Row `row` drops its blocks and takes copies of the blocks of `source`'s row `source_row` (a
-        store of the same layout: continuous batching, a prompt prefilled alone joining a batch)."""
+        store of the same layout: continuous batching, a prompt prefilled alone joining a batch), and
+        its place in the choice schedule with the blocks it chose last."""
         self.table.drop_row(row)
-        if source.homes is None:
-            return
-        self.homes = self.homes or source.homes
-        self._grow(self.capacity_blocks)  # storage for the groups the store has not written yet (once)
-        for source_block in source.rows[source_row]:
-            b = self.table.new_block()  # grows every group's storage with the ids
-            self.fill[b] = source.fill[source_block]
-            for group, theirs in zip(self.groups, source.groups, strict=True):
-                pairs = zip(group.parts(), theirs.parts(), strict=True)
-                for target, copied in pairs:
-                    target[:, :, b] = copied[:, :, source_block].to(target.device)
-            assert self.block_first is not None and source.block_first is not None
-            self.block_first[b] = source.block_first[source_block].to(self.block_first.device)
-            self.rows[row].append(b)
-            self.stored_total += source.fill[source_block]
+        copied: dict[int, int] = {}
+        if source.homes is not None:
+            self.homes = self.homes or source.homes
+            self._grow(self.capacity_blocks)  # storage for the groups the store has not written yet (once)
+            for source_block in source.rows[source_row]:
+                b = self.table.new_block()  # grows every group's storage with the ids
+                copied[source_block] = b
+                self.fill[b] = source.fill[source_block]
+                for group, theirs in zip(self.groups, source.groups, strict=True):
+                    pairs = zip(group.parts(), theirs.parts(), strict=True)
+                    for target, copied_part in pairs:
+                        target[:, :, b] = copied_part[:, :, source_block].to(target.device)
+                assert self.block_first is not None and source.block_first is not None
+                self.block_first[b] = source.block_first[source_block].to(self.block_first.device)
+                self.rows[row].append(b)
+                self.stored_total += source.fill[source_block]
+        since = source.schedule.since[source_row] if source_row < len(source.schedule.since) else None
+        self.schedule.carry(row, len(self.rows), since, self.held(row))
+        if since is not None:  # the blocks it chose last, by their new ids
+            for layer, chosen in source._last.items():
+                ids = [[copied.get(b, -1) for b in head] for head in chosen[source_row].tolist()]
+                last = self._last.get(layer)
+                if last is None or last.shape[0] != len(self.rows):
+                    last = self._last[layer] = torch.full((len(self.rows), *chosen.shape[1:]), -1,
+                                                          dtype=torch.long, device=chosen.device)  # fmt: skip
+                last[row] = torch.tensor(ids, dtype=torch.long)
+
+    def held(self, row: int) -> tuple[int, int]:
+        """What row `row` can recall (`ChoiceSchedule`): its recallable blocks, and its oldest block's id
+        (-1 with none)."""
+        blocks = self.rows[row]
+        recallable = min(self.picks, self.table.full_blocks(blocks))
+        return recallable, blocks[0] if recallable else -1
 
     # --- capture ------------------------------------------------------------------------------
     def capture(
@@ -257,21 +300,18 @@ class RecallStore:
         group, i = self._where[layer]
         homes = self.homes
         assert group.keys is not None and group.values is not None and homes is not None
-        table, ids, absent = self._step_table(query.device)
-        batch, heads, dim = query.shape
+        batch, _, dim = query.shape
         kv_heads = homes.shapes[0]
-        grouped = query.float().view(batch, kv_heads, heads // kv_heads, dim)
-        bound = self._block_scores(group, i, ids, grouped, query_index)  # (batch, kv_heads, blocks)
-        if not self.per_head:
-            bound = bound.sum(dim=1, keepdim=True).expand(-1, kv_heads, -1)
-        # bounds rounded to float16 and ties to the oldest block (`best_columns`): a row's choice does
-        # not move with the float noise between a row alone and in a batch
-        bound = bound.clamp(-6e4, 6e4).half().masked_fill(absent, float("-inf"))
-        picks = min(self.picks, table.shape[1])
-        # present blocks come first in the table and score above absent ones: the chosen columns in
-        # order put a row's blocks in time order, absent ones last
-        columns = best_columns(bound, picks)  # (batch, kv_heads, picks)
-        chosen = table[:, None, :].expand(-1, kv_heads, -1).gather(2, columns)
+        if self._deciding == "none":  # no row chooses this step: each attends what it chose last
+            chosen = self._last[layer]
+        else:
+            chosen = self._choose(group, i, query, query_index)
+            if self._deciding != "all":  # kept for the steps that follow (`every` > 1)
+                chosen = F.pad(chosen, (0, self.picks - chosen.shape[2]), value=-1)
+                if self._choosing is not None:
+                    chosen = torch.where(self._choosing[:, None, None], chosen, self._last[layer])
+                self._last[layer] = chosen
+        picks = chosen.shape[2]
         heads_index = torch.arange(kv_heads, device=chosen.device)[None, :, None]
         at = chosen.clamp(min=0)
         keys = group.pick(group.keys, i, at.to(homes.keys), homes, heads_index.to(homes.keys))
@@ -283,6 +323,49 @@ class RecallStore:
             values.to(query.device, non_blocking=True),
             chosen.transpose(1, 2),
         )
+
+    def begin_step(self, decode: bool, device: torch.device) -> None:
+        """A step that recalls opens: a prompt chunk (every row chooses, and chooses again at its next
+        decode step) or a decode step (the rows `schedule` says choose; the others attend what they chose
+        last). With `every` = 1 every row chooses every step and nothing is kept."""
+        self._choosing = None
+        if self.schedule.every == 1:
+            self._deciding = "all"
+            return
+        if not decode:
+            self.schedule.renew()
+            self._deciding = "all"
+            return
+        choosing = self.schedule.decide([self.held(row) for row in range(len(self.rows))])
+        if all(choosing):
+            self._deciding = "kept"
+        elif not any(choosing):
+            self._deciding = "none"
+        else:
+            self._deciding = "some"
+            self._choosing = torch.tensor(choosing, device=device)
+
+    def _choose(
+        self, group: RecallGroup, i: int, query: torch.Tensor, query_index: torch.Tensor | None
+    ) -> torch.Tensor:
+        """(batch, kv_heads, picks) the block ids of each row's best full blocks for `query` (batch, heads,
+        head_dim), oldest first, -1 where a row has fewer (picks: at most `self.picks`)."""
+        table, ids, absent = self._step_table(query.device)
+        batch, heads, dim = query.shape
+        assert self.homes is not None
+        kv_heads = self.homes.shapes[0]
+        grouped = query.float().view(batch, kv_heads, heads // kv_heads, dim)
+        bound = self._block_scores(group, i, ids, grouped, query_index)  # (batch, kv_heads, blocks)
+        if not self.per_head:
+            bound = bound.sum(dim=1, keepdim=True).expand(-1, kv_heads, -1)
+        # bounds rounded to float16 and ties to the oldest block (`best_columns`): a row's choice does
+        # not move with the float noise between a row alone and in a batch
+        bound = bound.clamp(-6e4, 6e4).half().masked_fill(absent, float("-inf"))
+        picks = min(self.picks, table.shape[1])
+        # present blocks come first in the table and score above absent ones: the chosen columns in
+        # order put a row's blocks in time order, absent ones last
+        columns = best_columns(bound, picks)  # (batch, kv_heads, picks)
+        return table[:, None, :].expand(-1, kv_heads, -1).gather(2, columns)
 
     def _step_table(self, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The block table (batch, blocks) (-1 padded), its ids clamped to 0, and (batch, 1, blocks)

@@ -112,8 +112,10 @@ class RecallHook:
         return (torch.arange(columns, device=device)[None, :] < counts[:, None]).long()
 
     def open(self, step: RecallStep) -> None:
-        """The step's recall columns are where `step` says; `fill` writes them."""
+        """The step's recall columns are where `step` says; `fill` writes them. A decode step asks the
+        store's schedule which rows choose their blocks afresh (`recall_every`); a chunk chooses for all."""
         self.step = step
+        self.store.begin_step(step.real is None, step.base.device)
 
     def fill(self, layer_idx: int, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
         """Write the step's recalled keys and values of layer `layer_idx` into the recall columns of `key`

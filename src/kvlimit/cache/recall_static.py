@@ -20,7 +20,11 @@ compiled or captured step serves recall too:
   blocks, every full block scored by the layer's queries, the best `slots // block` per KV head taken
   by one `topk` (ties to the older block, scores rounded to float16 as the eager tier does), gathered,
   rotated to the positions the keeper reserves and written into the step's recall columns.
-- Rows move with the cache (`select_rows`, `load_row` from an eager cache's store); `unload` hands the
+- With `recall_every` > 1 each row chooses on its own schedule (`ChoiceSchedule`, decided on the host in
+  `open` and the same by arithmetic on the device in `count`) and keeps its last choice per layer
+  (`RingGroup.chosen`, ring slots); a step where no row chooses is another graph, without the scoring.
+- Rows move with the cache (`select_rows`, `load_row` from an eager cache's store, with the row's place
+  in its schedule and its last choice); `unload` hands the
   blocks back to the eager store when a prompt chunk follows static steps (a continued cache).
 
 Deviations from the eager tier: keys and values both stay on the model's device (the eager tier
@@ -43,6 +47,7 @@ import torch
 from ..positions.rope import RopeSpec
 from .quant import Codes, block_size
 from .recall import RecallStore, half_order
+from .recall_schedule import ChoiceSchedule
 from .recall_storage import RECALL_GROUP, Homes
 
 if TYPE_CHECKING:
@@ -61,6 +66,8 @@ class RingGroup:
     rope: RopeSpec | None
     keys: torch.Tensor | Codes
     values: torch.Tensor | Codes
+    #: (layers, batch, kv_heads, picks) long, the ring slots each row chose last (`recall_every` > 1)
+    chosen: torch.Tensor
 
     def tensors(self) -> list[torch.Tensor]:
         return [*_parts(self.keys), *_parts(self.values)]
@@ -85,6 +92,12 @@ class StaticRecall:
         self.device = rows.kept_t.device
         self.dtype = cache.store.dtype or torch.float32
         self.scheme = store.scheme  # quantized blocks (recall_dtype), or None
+        self.every = store.schedule.every
+        #: which rows choose their blocks afresh in a step (`recall_every`): on the host, and the same
+        #: decisions by arithmetic on the device (`count`); every row chooses at the first static step
+        self.schedule = ChoiceSchedule(self.every)
+        self.schedule.start(self.batch)
+        self.choosing = True  # whether any row chooses in the open step (a graph per answer)
         self.floats = store.floats or self.dtype  # the dtype floats are kept (and scored) in
         held = max((len(b) for b in store.rows), default=0)
         self.ring = self._ring_size(held, cache.static_max_length, cache.kept_limit)
@@ -107,6 +120,9 @@ class StaticRecall:
         self.base = torch.zeros(self.batch, dtype=torch.long, device=self.device)
         self.query_positions = torch.zeros(self.batch, dtype=torch.long, device=self.device)
         self.query_index = torch.zeros(self.batch, dtype=torch.long, device=self.device)
+        self.since_t = torch.full((self.batch,), self.every, dtype=torch.long, device=self.device)
+        self.held_t = torch.zeros((self.batch, 2), dtype=torch.long, device=self.device)
+        self.choose_t = torch.ones(self.batch, dtype=torch.bool, device=self.device)
         self.start = cache.slots  # the recall columns follow the kept slots
         for row in range(self.batch):
             self.load_row(row, store, row, count=False)
@@ -136,7 +152,8 @@ class StaticRecall:
         n = len(members)
         keys = self._empty((n, self.batch, kh, self.ring + 1, self.block, kd))
         values = self._empty((n, self.batch, vh, self.ring + 1, self.block, vd))
-        return RingGroup(members, rope, keys, values)
+        chosen = torch.zeros((n, self.batch, kh, self.picks), dtype=torch.long, device=self.device)
+        return RingGroup(members, rope, keys, values, chosen)
 
     def _empty(self, shape: tuple[int, ...]) -> torch.Tensor | Codes:
         if self.scheme is None:
@@ -159,9 +176,10 @@ class StaticRecall:
 
     def tensors(self) -> list[torch.Tensor]:
         """Every tensor a captured step reads or writes in place."""
-        rings = [t for group in self.groups for t in group.tensors()]
+        rings = [t for group in self.groups for t in (*group.tensors(), group.chosen)]
         buffers = [self.recalled_t, self.present, self.age, self.base, self.query_positions, self.query_index]
-        return [*rings, self.stored_t, self.block_first, *buffers]
+        schedule = [self.since_t, self.held_t, self.choose_t]
+        return [*rings, self.stored_t, self.block_first, *buffers, *schedule]
 
     # --- the host part --------------------------------------------------------------------------
     def recallable(self, stored: int) -> int:
@@ -178,7 +196,18 @@ class StaticRecall:
             self._grow(2 * self.ring)
         self.stored = [s + int(e) for s, e in zip(self.stored, evicting, strict=True)]
         self.store.stored_total += sum(evicting)
-        return [self.recallable(s) for s in self.stored]
+        recalled = [self.recallable(s) for s in self.stored]
+        if self.every > 1:  # as `count` decides on the device
+            held = [
+                (n // self.block, self._oldest(s) if n else -1)
+                for n, s in zip(recalled, self.stored, strict=True)
+            ]
+            self.choosing = any(self.schedule.decide(held))
+        return recalled
+
+    def _oldest(self, stored: int) -> int:
+        """The time index of the oldest block a row holds after storing `stored` tokens (its ring's)."""
+        return max(0, -(-stored // self.block) - self.ring)
 
     def _grow(self, ring: int) -> None:
         """Rings of `ring` blocks keeping every block at its slot (an unbounded ring never wrapped)."""
@@ -233,7 +262,15 @@ class StaticRecall:
         self.present.copy_((k >= 0) & (k < full[:, None]) & (slot < self.ring))
         self.age.copy_(k.clamp(min=0))
         held = torch.minimum(started, torch.full_like(started, self.ring)) - (started > full).long()
-        self.recalled_t.copy_(held.clamp(max=self.picks) * self.block)
+        recallable = held.clamp(max=self.picks)
+        self.recalled_t.copy_(recallable * self.block)
+        if self.every > 1:  # which rows choose (`ChoiceSchedule.decide`, as `open` decides on the host)
+            oldest = torch.where(recallable > 0, (started - self.ring).clamp(min=0), -1)
+            now = torch.stack((recallable, oldest), dim=1)
+            choose = (self.since_t >= self.every) | (now != self.held_t).any(dim=1)
+            self.choose_t.copy_(choose)
+            self.since_t.copy_(torch.where(choose, 1, self.since_t + 1))
+            self.held_t.copy_(now)
 
     def open_step(self, base: torch.Tensor, query_positions: torch.Tensor, shift: torch.Tensor) -> None:
         """The step's recall positions `base` (batch,), its queries' positions and the rows' shifts."""
@@ -251,7 +288,14 @@ class StaticRecall:
         if layer_idx not in self._where:
             return
         group, i = self._where[layer_idx]
-        chosen = self._choose(group, i, query)  # (batch, kv_heads, picks) ring slots, in time order
+        if self.every == 1:
+            chosen = self._choose(group, i, query)  # (batch, kv_heads, picks) ring slots, in time order
+        else:  # the rows that do not choose attend the slots they chose last (a graph without scoring
+            last = group.chosen[i]  # when no row chooses)
+            chosen = last
+            if self.choosing:
+                chosen = torch.where(self.choose_t[:, None, None], self._choose(group, i, query), last)
+                last.copy_(chosen)
         batch, kv_heads, picks = chosen.shape
         flat = (torch.arange(batch, device=self.device)[:, None, None] * kv_heads
                 + torch.arange(kv_heads, device=self.device)[None, :, None]) * (self.ring + 1) + chosen  # fmt: skip
@@ -309,11 +353,13 @@ class StaticRecall:
         same = len(host_index) == self.batch
         self.stored = [self.stored[i] for i in host_index]
         self.batch = len(host_index)
+        self.schedule.select_rows(host_index)
         for group in self.groups:
             if same:
-                for part in group.tensors():
+                for part in (*group.tensors(), group.chosen):
                     part.copy_(part.index_select(1, index))
             else:
+                group.chosen = group.chosen.index_select(1, index)
                 group.keys = _rebuilt(group.keys, [t.index_select(1, index) for t in _parts(group.keys)])
                 group.values = _rebuilt(
                     group.values, [t.index_select(1, index) for t in _parts(group.values)]
@@ -327,6 +373,9 @@ class StaticRecall:
             "base",
             "query_positions",
             "query_index",
+            "since_t",
+            "held_t",
+            "choose_t",
         )
         for name in names:
             tensor = getattr(self, name)
@@ -348,6 +397,7 @@ class StaticRecall:
         self.stored[row] = stored
         self.stored_t[row] = stored
         self.block_first[row] = 0
+        self._carry_schedule(row, source, source_row, blocks, stored)
         if not blocks:
             return
         assert source.block_first is not None and source.homes is not None
@@ -360,6 +410,31 @@ class StaticRecall:
         self.block_first[row, : len(blocks)] = source.block_first[ids.to(source.block_first.device)].to(
             self.device
         )
+
+    def _carry_schedule(
+        self, row: int, source: RecallStore, source_row: int, blocks: list[int], stored: int
+    ) -> None:
+        """Row `row`, loaded with `blocks` of the eager store's row `source_row`, takes that row's place in
+        the choice schedule and the blocks it chose last (now at ring slots 0, 1, ... in `blocks`' order);
+        it chooses at its next step if it never chose or a block it chose did not come along."""
+        since = source.schedule.since[source_row] if source_row < len(source.schedule.since) else None
+        slot_of = {b: k for k, b in enumerate(blocks)}
+        served = [m for group in self.groups for m in group.members]
+        chosen = {m: source._last[m][source_row].tolist() for m in served if m in source._last}
+        if len(chosen) < len(served) or any(
+            b >= 0 and b not in slot_of for ids in chosen.values() for head in ids for b in head
+        ):
+            since = None
+        recalled = self.recallable(stored)
+        held = (recalled // self.block, self._oldest(stored) if recalled else -1)
+        self.schedule.carry(row, self.batch, since, held)
+        self.since_t[row] = self.every if since is None else since
+        self.held_t[row] = torch.tensor(held)
+        if since is not None:
+            for group in self.groups:
+                for i, member in enumerate(group.members):
+                    slots = [[slot_of.get(b, 0) for b in head] for head in chosen[member]]
+                    group.chosen[i, row] = torch.tensor(slots, dtype=torch.long)
 
     def unload(self) -> None:
         """Hand every row's blocks back to the eager store, oldest first (its rows start empty): a prompt
