@@ -4,7 +4,7 @@ Hypothesis draws a family, 1-2 layers, an attention implementation, 1-3 left-pad
 (in tokens or as a byte budget), a policy with its settings, the positions mode of learned-position
 models, a decoding mode (greedy, sampling with processors, beam search with
 `num_return_sequences`), `prefill_chunk`, `kv_dtype` and `kv_group`, the recall tier (`recall`,
-`recall_store`, `recall_dtype`, `recall_score`, `recall_block`: positional policies on the families it serves), `max_new_tokens` and
+`recall_store`, `recall_dtype`, `recall_score`, `recall_block`, `recall_every`: positional policies on the families it serves), `max_new_tokens` and
 `min_new_tokens`: every option generate takes (a test checks the draws against the declarations).
 Every case must:
 
@@ -110,6 +110,7 @@ class Case:
     recall_dtype: str | None = None
     recall_score: str | None = None
     recall_block: int | None = None
+    recall_every: int | None = None
 
     @property
     def limit_options(self) -> dict[str, Any]:
@@ -123,7 +124,14 @@ class Case:
             options["kv_dtype"] = self.kv_dtype
             if self.kv_group is not None:
                 options["kv_group"] = self.kv_group
-        for name in ("recall", "recall_store", "recall_dtype", "recall_score", "recall_block"):
+        for name in (
+            "recall",
+            "recall_store",
+            "recall_dtype",
+            "recall_score",
+            "recall_block",
+            "recall_every",
+        ):
             if getattr(self, name) is not None:
                 options[name] = getattr(self, name)
         return options
@@ -212,8 +220,9 @@ def cases(draw: st.DrawFn) -> Case:
     # draws of their own: a new draw would shift every later case of the derandomized stream (and the
     # profile the fuzz promises)
     block = None if case.seed % 3 == 0 or recall is None else _divisor(recall, 1 + case.seed % 8)
+    every = None if recall is None else (None, None, 2, 3)[case.seed // 7 % 4]  # choices every N steps
     mixed = "k8v4" if kv_dtype == "int4" and case.seed % 2 else kv_dtype
-    return replace(case, recall_block=block, kv_dtype=mixed)
+    return replace(case, recall_block=block, recall_every=every, kv_dtype=mixed)
 
 
 def _divisor(slots: int, near: int) -> int:
@@ -414,6 +423,7 @@ def test_the_profile_has_the_cases_it_promises() -> None:
     assert {c.recall_score for c in recalled} >= {"keys", "bounds"}
     assert len({c.recall_block for c in recalled}) >= 3  # the default and given block sizes
     assert any(c.recall_store for c in recalled) and any(c.mode == "beams" for c in recalled)
+    assert {c.recall_every for c in recalled} >= {None, 2, 3}
     assert {c.kv_dtype for c in seen} == {None, *KV_DTYPES} and {c.kv_group for c in seen if c.kv_dtype} >= {
         None,
         8,
