@@ -147,8 +147,8 @@ CACHE_OPTIONS = (
     ),
     Option(
         "recall_every",
-        "with recall: a decode step chooses a row's blocks afresh every N steps (and whenever the blocks it "
-        "holds change); between, the row attends the blocks it chose last, and the step skips scoring "
+        "with recall: a decode step chooses a row's blocks afresh every N steps (and whenever what it can "
+        "recall changes); between, the row attends the blocks it chose last, and the step skips scoring "
         "(faster; a little less of the full cache's attention held)",
         "N",
         "1, every step",
