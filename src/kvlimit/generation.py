@@ -130,7 +130,7 @@ def generate(
             largest of 2 and 1 that divides `recall`): smaller blocks hold more of the attention the full
             cache pays in the same slots; larger ones keep a phrase together.
         recall_every: a decode step chooses a row's blocks afresh every `recall_every` steps (None or 1:
-            every step; sooner when the blocks a row holds change); between, the row attends the blocks
+            every step; sooner when what a row can recall changes); between, the row attends the blocks
             it chose last and the step skips the scoring (`kvlimit.cache.recall`, "Choosing every N steps").
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
