@@ -23,6 +23,7 @@ from transformers.generation.configuration_utils import CompileConfig
 
 import kvlimit
 from kvlimit.cache.compiled import SEQ_LENGTH_READERS
+from kvlimit.cache.recall_static import StaticRecall
 from kvlimit.engine import ContinuousEngine
 from kvlimit.integrations import hf
 from kvlimit.integrations.hf import compile_counters
@@ -98,6 +99,47 @@ def test_compiled_recall_modes_equal_eager(family, options):
     eager, compiled = _both(make_model(family), **options)
     assert torch.equal(compiled.sequences, eager)
     assert compile_counters()["breaks"] == 0
+
+
+@pytest.mark.parametrize(
+    ("family", "options", "out_of_phase"),
+    [
+        ("llama", dict(do_sample=False, recall_every=3), True),
+        ("qwen2", dict(num_beams=2, do_sample=False, recall_every=2), False),
+        (
+            "llama",
+            dict(do_sample=True, recall_every=2, recall_store=8 * RECALL, max_new_tokens=80),
+            False,
+        ),  # wraps
+    ],
+)
+def test_the_host_and_the_device_keep_one_schedule(monkeypatch, family, options, out_of_phase):
+    """`open` decides on the host whether any row chooses (which graph runs), `count` decides in the graph
+    which rows do: before every static step the two schedules agree row by row (steps since the last
+    choice, what the row could recall then, and who chose last step), and the run has steps where every
+    row and no row chose (and, where the rows' schedules part, steps where some rows chose)."""
+    opened, seen = StaticRecall.open, []
+
+    def open_checked(self: StaticRecall, evicting):
+        host = self.schedule
+        since = [self.every if s is None else s for s in host.since]
+        assert self.since_t.tolist() == since
+        for row, s in enumerate(host.since):
+            if s is not None:  # a row that has not chosen yet chooses whatever it held
+                assert tuple(self.held_t[row].tolist()) == host.held[row]
+        if seen:
+            assert self.choose_t.tolist() == seen[-1]
+        recalled = opened(self, evicting)
+        seen.append([s == 1 for s in host.since])
+        assert self.choosing == any(seen[-1])
+        return recalled
+
+    monkeypatch.setattr(StaticRecall, "open", open_checked)
+    eager, compiled = _both(make_model(family), **options)
+    assert torch.equal(compiled.sequences, eager)
+    kinds = {(all(chose), any(chose)) for chose in seen}  # every row, no row, some rows chose
+    assert {(True, True), (False, False)} <= kinds, kinds
+    assert ((False, True) in kinds) == out_of_phase, kinds  # rows whose schedules part (the case's rows)
 
 
 def _prefilled_pair(model, config, ids, mask):
@@ -180,18 +222,21 @@ def test_recall_state_keeps_its_addresses(monkeypatch):
     assert all(ptrs == seen[0] for ptrs in seen)
 
 
-@pytest.mark.parametrize("reorder", [None, True])
-def test_inductor_writes_the_stacks_in_place(reorder):
-    """The real backend (a C++ compile on the CPU), on a one-layer model with recall: the eager tier's
-    tokens, and no buffer the size of a whole stack of keys or values in the step's code. Inductor's
-    `reorder_for_locality` moves the capture's read of the evicted token past the layer's write of the
-    new one into the same stack, which then cannot be written in place: inductor copies it in and out
-    every step. `compile_config_for` turns the pass off (`STEP_OPTIONS`); a caller's own options win,
-    and with it on (`reorder=True`) the copy is there: the check can fail."""
-    model = make_model("llama", num_layers=1)
+@pytest.mark.parametrize(("reorder", "recall"), [(None, False), (None, True), (True, True)])
+def test_inductor_writes_the_stacks_in_place(reorder, recall):
+    """The real backend (a C++ compile on the CPU), on a two-layer model, sinks alone and with recall: the
+    eager tier's tokens, and no buffer the size of a whole stack of keys or values, or of one layer's, in
+    the step's code. Two ways to lose the in-place writes, both guarded: a write into a layer's view of
+    a stack (a graph input) by `scatter_` or a slice assignment, which inductor does through a copy of
+    the layer's keys and values in and out (`KVStore._into_stack` writes the stack itself); and
+    inductor's `reorder_for_locality`, which moves the capture's read of the evicted token past the
+    layer's write of the new one into the same stack, which then cannot be written in place.
+    `compile_config_for` turns the pass off (`STEP_OPTIONS`); a caller's own options win, and with it on
+    (`reorder=True`, with recall) the copy is there: the check can fail."""
+    model = make_model("llama", num_layers=2)
     ids, mask = left_padded(model)
-    common = dict(input_ids=ids, attention_mask=mask, pad_token_id=0, cache_limit=LIMIT, recall=RECALL,
-                  max_new_tokens=3 * LIMIT, do_sample=False)  # fmt: skip
+    common = dict(input_ids=ids, attention_mask=mask, pad_token_id=0, cache_limit=LIMIT,
+                  max_new_tokens=3 * LIMIT, do_sample=False, **(dict(recall=RECALL) if recall else {}))  # fmt: skip
     eager = kvlimit.generate(model, **common, compile=False)
     given = None if reorder is None else CompileConfig(fullgraph=True, dynamic=False,
                                                        options={"reorder_for_locality": reorder})  # fmt: skip
@@ -200,9 +245,11 @@ def test_inductor_writes_the_stacks_in_place(reorder):
                                       return_dict_in_generate=True)  # fmt: skip
     assert torch.equal(out.sequences, eager)
     stack = out.past_key_values.store.stacks[0]
-    shapes = {tuple(stack.keys.shape), tuple(stack.values.shape)}
+    shapes = {tuple(t.shape) for t in (stack.keys, stack.values)} | {
+        tuple(t.shape[1:]) for t in (stack.keys, stack.values)
+    }
     copied = [shape for shape in shapes if any(f"empty_strided_cpu({shape}" in code for code in codes)]
-    assert codes and (copied if reorder else not copied)
+    assert codes and (copied if reorder else not copied), copied
 
 
 def test_what_recall_cannot_compile_says_why():

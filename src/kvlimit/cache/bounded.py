@@ -188,7 +188,7 @@ class BoundedCache(CacheInspection, Cache):
         `key` and `value`: the static tier's (`StaticRecall.fill`) once static steps started, else the
         eager tier's (`RecallHook.fill`)."""
         if self.static_recall is not None:
-            self.static_recall.fill(layer_idx, query, key, value)
+            self.static_recall.fill(layer_idx, query, key, value, self.store)
         elif self.recall_hook is not None:
             self.recall_hook.fill(layer_idx, query, key, value)
 

@@ -128,6 +128,15 @@ class QuantizedStore(KVStore):
             values[rows, :, cols] = value_states[rows, :, cols]
         return keys, values
 
+    def write_columns(
+        self, layer: int, key: torch.Tensor, value: torch.Tensor, columns: torch.Tensor,
+        keys: torch.Tensor, values: torch.Tensor,
+    ) -> None:  # fmt: skip
+        """`KVStore.write_columns`: here `read` gave the attention buffers of its own (the codes
+        dequantized), which take the columns directly."""
+        key[:, :, columns] = keys.to(key.dtype)
+        value[:, :, columns] = values.to(value.dtype)
+
     # --- reads --------------------------------------------------------------------------------
     def read(self, layer: int, length: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         length = self.width if length is None else min(length, self.width)

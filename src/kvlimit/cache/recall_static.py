@@ -52,6 +52,7 @@ from .recall_storage import RECALL_GROUP, Homes
 
 if TYPE_CHECKING:
     from .bounded import BoundedCache
+    from .store import KVStore
 
 #: A score's float16 order is multiplied by this and the block's age added below it (`_order_keys`).
 _AGE_SPAN = 1 << 40
@@ -282,9 +283,12 @@ class StaticRecall:
         """(batch, slots) long, 1 where a row's recall column holds a token this step."""
         return (torch.arange(self.slots, device=self.device)[None, :] < self.recalled_t[:, None]).long()
 
-    def fill(self, layer_idx: int, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+    def fill(
+        self, layer_idx: int, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, kv_store: KVStore
+    ) -> None:
         """Write layer `layer_idx`'s recalled keys and values into the recall columns of `key` and `value`
-        (batch, kv_heads, kv_length, head_dim), chosen by `query` (batch, heads, 1, head_dim)."""
+        (batch, kv_heads, kv_length, head_dim), the layer's as `kv_store` read them, chosen by `query`
+        (batch, heads, 1, head_dim)."""
         if layer_idx not in self._where:
             return
         group, i = self._where[layer_idx]
@@ -318,8 +322,8 @@ class StaticRecall:
                 keys = group.rope.apply(keys, cos, sin)
         else:
             keys = keys.view(batch, kv_heads, n, -1)
-        key[:, :, self.start : self.start + n] = keys.to(key.dtype)
-        value[:, :, self.start : self.start + n] = values.to(value.dtype)
+        columns = torch.arange(self.start, self.start + n, device=self.device)
+        kv_store.write_columns(layer_idx, key, value, columns, keys, values)
 
     def _choose(self, group: RingGroup, i: int, query: torch.Tensor) -> torch.Tensor:
         """(batch, kv_heads, picks) the ring slots of the best full blocks for `query`, oldest first

@@ -156,10 +156,19 @@ class KVStore:
 
     def keys_of(self, layer: int) -> torch.Tensor:
         """The layer's float key storage (batch, kv_heads, n, head_dim), a view of its stack."""
+        if torch.compiler.is_compiling():  # taken in the graph: the views made once would be graph
+            return self._in_graph(layer)[0]  # inputs aliasing the stack, which inductor writes by copies
         return self._views[layer][0]
 
     def values_of(self, layer: int) -> torch.Tensor:
+        if torch.compiler.is_compiling():
+            return self._in_graph(layer)[1]
         return self._views[layer][1]
+
+    def _in_graph(self, layer: int) -> tuple[torch.Tensor, torch.Tensor]:
+        stack, i = self._where[layer]
+        assert stack.keys is not None and stack.values is not None
+        return stack.keys[i], stack.values[i]
 
     def _pristine_of(self, layer: int) -> torch.Tensor | None:
         stack, i = self._where[layer]
@@ -175,10 +184,48 @@ class KVStore:
         `first_index`: the smallest token index among the new tokens, known on the host; once every row
         is past the pristine slots, none of them can be written there (sinks are a row's first tokens).
         """
-        index = slot.view(-1, 1, 1, 1)
-        self.keys_of(layer).scatter_(2, index.expand_as(key_states), key_states)
-        self.values_of(layer).scatter_(2, index.expand_as(value_states), value_states)
+        if torch.compiler.is_compiling():  # into the stack itself (see `_into_stack`)
+            self._into_stack(layer, slot.view(-1, 1), key_states[:, :, 0], value_states[:, :, 0])
+        else:
+            index = slot.view(-1, 1, 1, 1)
+            self.keys_of(layer).scatter_(2, index.expand_as(key_states), key_states)
+            self.values_of(layer).scatter_(2, index.expand_as(value_states), value_states)
         self._keep_pristine_token(layer, slot, key_states, first_index)
+
+    def _into_stack(
+        self, layer: int, columns: torch.Tensor, keys: torch.Tensor, values: torch.Tensor
+    ) -> None:
+        """Write `keys` / `values` (batch, kv_heads, [n,] head_dim) into slots `columns` ((batch, 1) or
+        (n,)) of the layer's rows, as an indexed write into its stack. Inside a compiled step this is
+        the form inductor writes in place: a `scatter_` or a slice assignment into the layer's view of a
+        stack (a graph input) it does through a copy of the layer's whole keys and values, in and out,
+        every step (4 x 768 KB a layer for SmolLM2 at limit 1,024: a sixth of its compiled step here)."""
+        stack, i = self._where[layer]
+        assert stack.keys is not None and stack.values is not None
+        batch, heads = keys.shape[:2]
+        device = keys.device
+        rows, head = torch.arange(batch, device=device), torch.arange(heads, device=device)
+        if columns.dim() == 1:  # the same columns in every row: (batch, heads, n) indices
+            index = (torch.full((1, 1, 1), i, dtype=torch.long, device=device), rows[:, None, None],
+                     head[None, :, None], columns[None, None, :])  # fmt: skip
+        else:  # one column a row: (batch, heads) indices
+            index = (torch.full((1, 1), i, dtype=torch.long, device=device), rows[:, None], head[None, :],
+                     columns)  # fmt: skip
+        stack.keys.index_put_(index, keys.to(stack.keys.dtype))
+        stack.values.index_put_(index, values.to(stack.values.dtype))
+
+    def write_columns(
+        self, layer: int, key: torch.Tensor, value: torch.Tensor, columns: torch.Tensor,
+        keys: torch.Tensor, values: torch.Tensor,
+    ) -> None:  # fmt: skip
+        """Write `keys` / `values` (batch, kv_heads, n, head_dim) into columns `columns` (n,) of `key` /
+        `value`, the layer's keys and values as `read` gave them to the attention (the recall tier's
+        columns). Here they are the layer's storage, so a compiled step writes its stack (`_into_stack`)."""
+        if torch.compiler.is_compiling():
+            self._into_stack(layer, columns, keys, values)
+        else:
+            key[:, :, columns] = keys.to(key.dtype)
+            value[:, :, columns] = values.to(value.dtype)
 
     def _keep_pristine_token(
         self, layer: int, slot: torch.Tensor, key_states: torch.Tensor, first_index: int
@@ -321,9 +368,11 @@ class KVStore:
             if stack.pristine is None or stack.keys is None or stack.rope is None:
                 continue
             cos, sin = stack.rope.cos_sin(delta, delta.device)
-            stack.keys[:, :, :, :n] = stack.rope.apply(
+            placed = stack.rope.apply(
                 stack.pristine, cos[None, :, None, None, :], sin[None, :, None, None, :]
             )
+            # an indexed write, not a slice assignment: inductor writes the former into the stack in place
+            stack.keys[:, :, :, torch.arange(n, device=delta.device)] = placed
 
     # --- accounting ---------------------------------------------------------------------------
     def layer_tensors(self, layer: int) -> list[torch.Tensor]:
