@@ -249,9 +249,8 @@ class RecallStore:
     def held(self, row: int) -> tuple[int, int]:
         """What row `row` can recall (`ChoiceSchedule`): its recallable blocks, and its oldest block's id
         (-1 with none)."""
-        blocks = self.rows[row]
-        recallable = min(self.picks, self.table.full_blocks(blocks))
-        return recallable, blocks[0] if recallable else -1
+        recallable = self.table.recallable_blocks(row)
+        return recallable, self.rows[row][0] if recallable else -1
 
     # --- capture ------------------------------------------------------------------------------
     def capture(

@@ -67,9 +67,13 @@ class BlockTable:
     def full_blocks(self, blocks: list[int]) -> int:
         return len(blocks) - (1 if blocks and self.fill[blocks[-1]] < self.block else 0)
 
+    def recallable_blocks(self, row: int) -> int:
+        """How many blocks row `row` recalls in the coming step: its full blocks, up to `picks`."""
+        return min(self.picks, self.full_blocks(self.rows[row]))
+
     def recallable(self) -> list[int]:
-        """Per row, how many recalled slots hold a token in the coming step: its full blocks, up to `picks`."""
-        return [min(self.picks, self.full_blocks(blocks)) * self.block for blocks in self.rows]
+        """Per row, how many recalled slots hold a token in the coming step (`recallable_blocks` tokens)."""
+        return [self.recallable_blocks(row) * self.block for row in range(len(self.rows))]
 
     def in_use(self) -> set[int]:
         return {b for blocks in self.rows for b in blocks}
