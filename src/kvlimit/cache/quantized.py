@@ -43,6 +43,8 @@ class QuantizedStore(KVStore):
         float_slots: the first slots (the sinks) also kept in the model's dtype.
     """
 
+    reads_storage = False  # `read` dequantizes the codes into buffers of its own
+
     def __init__(self, layout: StoreLayout, *, kv_dtype: str, kv_group: int, float_slots: int = 0):
         self.float_slots = min(float_slots, layout.slots)
         super().__init__(layout)
@@ -127,15 +129,6 @@ class QuantizedStore(KVStore):
             keys[rows, :, cols] = key_states[rows, :, cols]
             values[rows, :, cols] = value_states[rows, :, cols]
         return keys, values
-
-    def write_columns(
-        self, layer: int, key: torch.Tensor, value: torch.Tensor, columns: torch.Tensor,
-        keys: torch.Tensor, values: torch.Tensor,
-    ) -> None:  # fmt: skip
-        """`KVStore.write_columns`: here `read` gave the attention buffers of its own (the codes
-        dequantized), which take the columns directly."""
-        key[:, :, columns] = keys.to(key.dtype)
-        value[:, :, columns] = values.to(value.dtype)
 
     # --- reads --------------------------------------------------------------------------------
     def read(self, layer: int, length: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -92,6 +92,9 @@ class Stack:
 class KVStore:
     """The keys and values of every bounded layer (see the module docstring)."""
 
+    #: `read` hands the attention views of the storage itself (a quantized store: buffers of its own)
+    reads_storage = True
+
     def __init__(self, layout: StoreLayout):
         self.layout = layout
         self.slots = layout.slots
@@ -220,8 +223,9 @@ class KVStore:
     ) -> None:  # fmt: skip
         """Write `keys` / `values` (batch, kv_heads, n, head_dim) into columns `columns` (n,) of `key` /
         `value`, the layer's keys and values as `read` gave them to the attention (the recall tier's
-        columns). Here they are the layer's storage, so a compiled step writes its stack (`_into_stack`)."""
-        if torch.compiler.is_compiling():
+        columns). Where they are the layer's storage (`reads_storage`), a compiled step writes its stack
+        (`_into_stack`)."""
+        if self.reads_storage and torch.compiler.is_compiling():
             self._into_stack(layer, columns, keys, values)
         else:
             key[:, :, columns] = keys.to(key.dtype)
