@@ -14,6 +14,8 @@ older supported release (oracle) for one family of each kind (`RELEASE_SWEEP`); 
 installed one.
 """
 
+import re
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -250,6 +252,30 @@ def test_inductor_writes_the_stacks_in_place(reorder, recall):
     }
     copied = [shape for shape in shapes if any(f"empty_strided_cpu({shape}" in code for code in codes)]
     assert codes and (copied if reorder else not copied), copied
+
+
+@pytest.mark.parametrize("kv_dtype", ["int8", "int4"])
+def test_inductor_writes_quantized_codes_in_place(kv_dtype):
+    """A quantized store's codes and scales (per-layer tensors, graph inputs) are written in place by the
+    real backend: no buffer of their shape and dtype in the step's code (a `scatter_` into them is done
+    through a copy in and out; `QuantizedStore.write_token` writes them by `index_put_` when compiling).
+    The tokens are checked against the eager tier with the graph-only backend in test_compile.py: under
+    inductor a quantized store's rounding is not the eager tier's (fused scale arithmetic), and the tokens
+    part after a while."""
+    model = make_model("llama", num_layers=2)
+    ids, mask = left_padded(model)
+    common = dict(input_ids=ids, attention_mask=mask, pad_token_id=0, cache_limit=LIMIT,
+                  max_new_tokens=3 * LIMIT, do_sample=False, kv_dtype=kv_dtype)  # fmt: skip
+    with torch._inductor.config.patch(fx_graph_cache=False):
+        out, codes = run_and_get_code(kvlimit.generate, model, **common, compile=True,
+                                      return_dict_in_generate=True)  # fmt: skip
+    store = out.past_key_values.store
+    stored = [t for layer in (store.key_codes[0], store.value_codes[0]) for t in layer.tensors()]
+    buffers = {
+        rf"empty_strided_cpu\({re.escape(str(tuple(t.shape)))}, \([^)]*\), {t.dtype}\)" for t in stored
+    }
+    copied = [buffer for buffer in buffers if any(re.search(buffer, code) for code in codes)]
+    assert codes and stored and not copied, copied
 
 
 def test_what_recall_cannot_compile_says_why():

@@ -89,18 +89,34 @@ class QuantizedStore(KVStore):
         first_index: int = 0,
     ) -> None:  # fmt: skip
         index = slot.view(-1, 1, 1, 1)
+        compiling = torch.compiler.is_compiling()
+        if compiling:  # an indexed write, which inductor makes in place (a `scatter_` it makes by copies)
+            batch, heads = key_states.shape[:2]
+            device = key_states.device
+            token_at = (torch.arange(batch, device=device)[:, None],
+                        torch.arange(heads, device=device)[None, :], slot.view(-1, 1))  # fmt: skip
         for codes, new in zip(self._codes(layer), self._quantize_pair(key_states, value_states), strict=True):
             for stored, part in zip(codes.tensors(), new.tensors(), strict=True):
-                stored.scatter_(2, index.expand_as(part), part)
+                if compiling:
+                    stored.index_put_(token_at, part[:, :, 0])
+                else:
+                    stored.scatter_(2, index.expand_as(part), part)
         n = self.float_slots
         # The sinks are a row's first n tokens, in slots 0..n-1 for good (protected, never evicted):
         # once every row is past them (known on the host), no new token can be one.
         if n and first_index < n:  # rows whose new token is a sink also keep it in float (a masked write)
             at = slot.clamp(max=n - 1).view(-1, 1, 1, 1)
             is_sink = (slot < n).view(-1, 1, 1, 1)
-            for floats, states in ((self.keys_of(layer), key_states), (self.values_of(layer), value_states)):
-                idx = at.expand_as(states)
-                floats.scatter_(2, idx, torch.where(is_sink, states, floats.gather(2, idx)))
+            pairs = ((self.keys_of(layer), key_states), (self.values_of(layer), value_states))
+            kept = [
+                torch.where(is_sink, states, floats.gather(2, at.expand_as(states)))
+                for floats, states in pairs
+            ]
+            if compiling:
+                self._into_stack(layer, at.view(-1, 1), kept[0][:, :, 0], kept[1][:, :, 0])
+            else:
+                for (floats, _), new_floats in zip(pairs, kept, strict=True):
+                    floats.scatter_(2, at.expand_as(new_floats), new_floats)
         self._keep_pristine_token(layer, slot, key_states, first_index)
 
     def write(
