@@ -9,6 +9,9 @@ Systems, per batch size, all greedy on the embedded SmolLM2-135M (or `--model`),
 - static compiled: transformers' generate with its `StaticCache` of `max_cache_len` = the limit,
   compiled by transformers itself (`compile_config`, fullgraph, static shapes; forced on the
   CPU with the config's `_compile_all_devices`): the peer at the same KV length, for as long as it holds;
+- static compiled c++ (on the CPU): the same, given inductor's C++ wrapper (`options={"cpp_wrapper":
+  True}`), which kvlimit's compiled step gets on the CPU (`hf.compile_config_for`): the peer as well
+  configured as kvlimit;
 - with `--kv-dtype`, kvlimit's quantized step compiled and eager.
 
 What is timed is the decode step alone: each system runs 8 and 8 + `--tokens` new tokens on the same
@@ -49,23 +52,30 @@ from kvlimit.models import load_model
 PROMPT = 32
 
 
-def _compile_config(backend: str, mode: str | None) -> CompileConfig:
+def _compile_config(backend: str, mode: str | None, cpp_wrapper: bool = False) -> CompileConfig:
     options: dict[str, Any] = dict(fullgraph=True, dynamic=False, backend=backend)
-    if backend == "inductor":
+    if cpp_wrapper:  # inductor's options instead of a mode (torch.compile takes one or the other)
+        options.update(mode=None, options={"cpp_wrapper": True})
+    elif backend == "inductor":
         options["mode"] = mode
     config = CompileConfig(**options)
     config._compile_all_devices = True  # transformers compiles only on accelerators unless told
     return config
 
 
-def systems(limit: int, kv_dtype: str | None, compiling: CompileConfig) -> dict[str, dict[str, Any]]:
-    """Each system's generate arguments; `via` says which generate runs it."""
+def systems(
+    limit: int, kv_dtype: str | None, compiling: CompileConfig, peer_cpp: CompileConfig | None = None
+) -> dict[str, dict[str, Any]]:
+    """Each system's generate arguments; `via` says which generate runs it. `peer_cpp`: also the static
+    cache compiled with that config (inductor's C++ wrapper, which kvlimit's step gets on the CPU)."""
     out: dict[str, dict[str, Any]] = {
         "kvlimit compiled": dict(via="kvlimit", cache_limit=limit, compile=True, compile_config=compiling),
         "kvlimit eager": dict(via="kvlimit", cache_limit=limit, compile=False),
         "stock": dict(via="stock"),
         "static compiled": dict(via="stock", static=True, compile_config=compiling),
     }
+    if peer_cpp is not None:
+        out["static compiled c++"] = dict(via="stock", static=True, compile_config=peer_cpp)
     if kv_dtype:
         out[f"{kv_dtype} compiled"] = dict(out["kvlimit compiled"], kv_dtype=kv_dtype)
         out[f"{kv_dtype} eager"] = dict(out["kvlimit eager"], kv_dtype=kv_dtype)
@@ -81,7 +91,7 @@ def _prompt(name: str, limit: int, batch: int, vocab: int, device: torch.device)
     attends as many keys), or PROMPT tokens for the static cache of `limit` slots (its steps attend every
     slot whatever it holds)."""
     generator = torch.Generator().manual_seed(0)
-    length = PROMPT if name == "static compiled" else limit
+    length = PROMPT if name.startswith("static compiled") else limit
     return torch.randint(3, vocab, (batch, length), generator=generator).to(device)
 
 
@@ -110,7 +120,10 @@ def _wait(device: torch.device) -> None:
 
 def measure(model: Any, batch: int, limit: int, args: argparse.Namespace) -> list[dict]:
     tokens, rounds = args.tokens, args.rounds
-    chosen = systems(limit, args.kv_dtype, _compile_config(args.backend, args.mode))
+    peer_cpp = None
+    if args.device == "cpu" and args.backend == "inductor":  # the peer as kvlimit compiles on the CPU
+        peer_cpp = _compile_config(args.backend, args.mode, cpp_wrapper=True)
+    chosen = systems(limit, args.kv_dtype, _compile_config(args.backend, args.mode), peer_cpp)
     prompts = {name: _prompt(name, limit, batch, model.config.vocab_size, model.device) for name in chosen}
     warm: dict[str, float] = {}
     for name, options in chosen.items():

@@ -12,7 +12,8 @@ scoring and reusing steps):
 - compiled: `BoundedCache.make_static(max_length)` (the run's length, as `kvlimit.generate` gives it: the
   recall rings hold the run's evictions, about `--store` tokens) and kvlimit's compiled step (`CompiledDecodeStep`: the
   cache's static step, the recall tier's device part (`StaticRecall`) and the forward, one graph,
-  torch.compile with inductor, fullgraph, static shapes), compiled in an untimed warm-up;
+  torch.compile with inductor, fullgraph, static shapes, the options `kvlimit.generate` gives it:
+  `hf.compile_config_for`, on the CPU the C++ wrapper), compiled in an untimed warm-up;
 - eager: `kvlimit.forward_step` on a copy of the same fill (the eager tier, its block table on the host).
 
 Prints the median step per variant and its ratio to `sinks` in the same form, and, as a check that the
@@ -85,7 +86,9 @@ def main() -> None:
                 every = f" every {e}" if e != 1 else ""
                 variants[f"sinks+recall{r}" + (f" {d}" if d else "") + every] = (r, d, e)
     mode = args.mode or ("reduce-overhead" if device.type == "cuda" else "default")
-    config = CompileConfig(fullgraph=True, dynamic=False, mode=mode)
+    config = hf.compile_config_for(
+        CompileConfig(fullgraph=True, dynamic=False, mode=mode), device
+    )  # as generate
     ids = corpus_ids(tokenizer, limit + args.store + 1, device)
     token = ids[:, -1:]
     steps: dict[str, Any] = {}

@@ -326,24 +326,29 @@ def test_compiled_cpu_steps_hand_grouped_heads_to_sdpa(grouped, loop, monkeypatc
 
 def test_compile_configs_get_the_step_options():
     """With inductor, kvlimit compiles with `STEP_OPTIONS` (locality reordering off: it made inductor copy
-    a whole stack twice a step, tests/test_compile_recall.py), the mode given as the options it stands
-    for, and the caller's own options over both; another backend's config is left as it is."""
+    a whole stack twice a step, tests/test_compile_recall.py), on the CPU also `CPU_STEP_OPTIONS` (the C++
+    wrapper), the mode given as the options it stands for, and the caller's own options over all of them;
+    another backend's config is left as it is."""
     from torch._inductor import list_mode_options
 
-    from kvlimit.integrations.hf.compiling import STEP_OPTIONS, with_step_options
+    from kvlimit.integrations.hf.compiling import CPU_STEP_OPTIONS, STEP_OPTIONS, with_step_options
 
     cpu = hf.compile_config_for(None, torch.device("cpu"))
-    assert (cpu.mode, cpu.options, cpu.fullgraph, cpu.dynamic) == (None, STEP_OPTIONS, True, False)
+    assert (cpu.mode, cpu.options, cpu.fullgraph, cpu.dynamic) == (
+        None, {**STEP_OPTIONS, **CPU_STEP_OPTIONS}, True, False
+    )  # fmt: skip
     cuda = hf.compile_config_for(None, torch.device("cuda"))
     assert cuda.options == {**STEP_OPTIONS, **list_mode_options("reduce-overhead", False)}
-    given = CompileConfig(mode="max-autotune", options={"reorder_for_locality": True, "max_autotune": False})
+    given = CompileConfig(mode="max-autotune", options={"reorder_for_locality": True, "max_autotune": False,
+                                                        "cpp_wrapper": False})  # fmt: skip
     mine = hf.compile_config_for(given, torch.device("cpu"))
     assert mine.options == {**list_mode_options("max-autotune", None), "reorder_for_locality": True,
-                            "max_autotune": False}  # fmt: skip
-    assert with_step_options(mine).to_dict() == mine.to_dict()  # twice changes nothing
+                            "max_autotune": False, "cpp_wrapper": False}  # fmt: skip
+    assert with_step_options(mine, torch.device("cpu")).to_dict() == mine.to_dict()  # twice changes nothing
     assert given.mode == "max-autotune" and given.options == {
         "reorder_for_locality": True,
         "max_autotune": False,
+        "cpp_wrapper": False,
     }
     other = CompileConfig(backend="aot_eager", mode="default")
     assert hf.compile_config_for(other, torch.device("cpu")).to_dict() == other.to_dict()
