@@ -30,7 +30,7 @@ import torch
 
 from ..positions.rope import RopeSpec
 from .quant import Codes, Scheme, block_size, kv_schemes
-from .store import KVStore, Placement, StoreLayout, _rotated
+from .store import KVStore, Placement, StoreLayout, _rotated, row_head_index
 
 
 class QuantizedStore(KVStore):
@@ -90,14 +90,11 @@ class QuantizedStore(KVStore):
     ) -> None:  # fmt: skip
         index = slot.view(-1, 1, 1, 1)
         compiling = torch.compiler.is_compiling()
-        if compiling:  # an indexed write, which inductor makes in place (a `scatter_` it makes by copies)
-            batch, heads = key_states.shape[:2]
-            device = key_states.device
-            token_at = (torch.arange(batch, device=device)[:, None],
-                        torch.arange(heads, device=device)[None, :], slot.view(-1, 1))  # fmt: skip
+        # compiled, an indexed write, which inductor makes in place (a `scatter_` it makes by copies)
+        token_at = row_head_index(key_states, slot.view(-1, 1)) if compiling else None
         for codes, new in zip(self._codes(layer), self._quantize_pair(key_states, value_states), strict=True):
             for stored, part in zip(codes.tensors(), new.tensors(), strict=True):
-                if compiling:
+                if token_at is not None:
                     stored.index_put_(token_at, part[:, :, 0])
                 else:
                     stored.scatter_(2, index.expand_as(part), part)

@@ -205,15 +205,8 @@ class KVStore:
         every step (4 x 768 KB a layer for SmolLM2 at limit 1,024: about 7% of its compiled step here)."""
         stack, i = self._where[layer]
         assert stack.keys is not None and stack.values is not None
-        batch, heads = keys.shape[:2]
-        device = keys.device
-        rows, head = torch.arange(batch, device=device), torch.arange(heads, device=device)
-        if columns.dim() == 1:  # the same columns in every row: (batch, heads, n) indices
-            index = (torch.full((1, 1, 1), i, dtype=torch.long, device=device), rows[:, None, None],
-                     head[None, :, None], columns[None, None, :])  # fmt: skip
-        else:  # one column a row: (batch, heads) indices
-            index = (torch.full((1, 1), i, dtype=torch.long, device=device), rows[:, None], head[None, :],
-                     columns)  # fmt: skip
+        at = row_head_index(keys, columns)
+        index = (torch.full((1,) * at[0].dim(), i, dtype=torch.long, device=keys.device), *at)
         stack.keys.index_put_(index, keys.to(stack.keys.dtype))
         stack.values.index_put_(index, values.to(stack.values.dtype))
 
@@ -413,6 +406,17 @@ class Placement:
     rows: torch.Tensor
     cols: torch.Tensor
     slots: torch.Tensor
+
+
+def row_head_index(states: torch.Tensor, columns: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The `index_put_` index of `states` (batch, kv_heads, [n,] head_dim) at slots `columns` of each
+    row and head: (rows, heads, columns), broadcast to (batch, kv_heads, n) where `columns` is (n,), the
+    same columns in every row, or to (batch, kv_heads) where it is (batch, 1), one column a row."""
+    batch, heads = states.shape[:2]
+    rows, head = torch.arange(batch, device=states.device), torch.arange(heads, device=states.device)
+    if columns.dim() == 1:
+        return rows[:, None, None], head[None, :, None], columns[None, None, :]
+    return rows[:, None], head[None, :], columns
 
 
 def _rotated(rope: RopeSpec, keys: torch.Tensor, delta: torch.Tensor, start: int) -> torch.Tensor:
