@@ -1,14 +1,18 @@
 """Re-rotation identities: rotate(RoPE(k, p), q - p) == RoPE(k, q), by the model's own rotary code."""
 
+import math
+
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from torch._inductor.utils import run_and_get_code
 
 from kvlimit.integrations.hf import DynamicCache, cache_argument, inspect_model
 from kvlimit.positions.rope import RopeSpec
 
 from .helpers import make_model
+from .helpers.inductor_code import allocated_buffers
 
 ROPE_TYPES = ["default", "linear", "dynamic", "yarn", "longrope", "llama3"]
 
@@ -121,3 +125,25 @@ def test_float32_cosines_stay_within_an_ulp_of_the_float64_ones(seed, span, inte
     assert cos32.shape == cos.shape == (3, 17, rotary_dim) and cos32.dtype == torch.float32
     assert float((cos32 - cos).abs().max()) <= 3e-7
     assert float((sin32 - sin).abs().max()) <= 3e-7
+
+
+@pytest.mark.parametrize("float32", [False, True])
+def test_compiled_rotation_takes_each_cosine_once(float32):
+    """Compiled (inductor, CPU), a rotation of blocks of 4 keys by one angle per block computes its
+    cosines and sines once per block and frequency, into a buffer (the recall step's `fill`), not per
+    key and dim inside the rotation's loop (8 times as many, in float64 before the reduction); and
+    rotates to the eager values."""
+    rope = RopeSpec(inv_freq=1.0 / 10000 ** (torch.arange(0, 32).double() / 32), rotary_dim=64)
+    keys = torch.randn(1, 3, 16, 4, 64)
+    delta = torch.randint(-5000, 5000, (1, 3, 16, 1))
+
+    def rotate(keys: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
+        cos_sin = rope.cos_sin_float32 if float32 else rope.cos_sin
+        return rope.apply(keys, *cos_sin(delta, keys.device))
+
+    torch._dynamo.reset()
+    got, codes = run_and_get_code(torch.compile(rotate, fullgraph=True), keys, delta)
+    buffers = allocated_buffers("\n".join(codes))
+    dtype = "float32" if float32 else "float64"  # a block's cosines and sines: 2 x 3 x 16 x 32
+    assert any(math.prod(shape) == 2 * 3 * 16 * 32 and kind == dtype for shape, kind in buffers), buffers
+    torch.testing.assert_close(got, rotate(keys, delta), rtol=0, atol=1e-5)

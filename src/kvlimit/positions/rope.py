@@ -49,16 +49,16 @@ class RopeSpec:
         Returns two float32 tensors of shape `(*delta.shape, rotary_dim)`.
         """
         angles = self._angles(delta, device)
-        return self._laid_out(angles.cos().float(), angles.sin().float())
+        return self._laid_out(*_once(angles.cos(), angles.sin()).float())
 
     def cos_sin_float32(self, delta: torch.Tensor, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         """`cos_sin` with the angles reduced to [-pi, pi] in float64 and their cosines and sines taken in
-        float32: within about 3e-7 of `cos_sin`. For a compiled graph, where inductor computes the cosines
-        per element of the tensor they rotate (a float64 cosine costs several float32 ones): the recall
-        tier's chosen blocks, 3.5 ms of a 43 ms step of the embedded model on this CPU in float64."""
+        float32: within about 3e-7 of `cos_sin`. For a compiled graph, where a float64 cosine costs
+        several float32 ones: the recall tier's chosen blocks (3.5 ms of a 43 ms step of the embedded
+        model on this CPU in float64, when inductor still took them per element of the keys)."""
         angles = self._angles(delta, device)
         reduced = (angles - torch.round(angles / (2 * math.pi)) * (2 * math.pi)).float()  # [-pi, pi]
-        return self._laid_out(reduced.cos(), reduced.sin())
+        return self._laid_out(*_once(reduced.cos(), reduced.sin()))
 
     def _angles(self, delta: torch.Tensor, device: torch.device) -> torch.Tensor:
         """float64 angles `(*delta.shape, rotary_dim // 2)`: each position times each frequency."""
@@ -96,3 +96,12 @@ class RopeSpec:
         delta_t = torch.as_tensor(delta)
         cos, sin = self.cos_sin(delta_t, x.device)
         return self.apply(x, cos, sin)
+
+
+def _once(cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """(2, *cos.shape): `cos` and `sin` stacked, the same values. Why: a compiled graph computes a
+    stack's inputs once, into the stack, where it would otherwise fuse the cosines into whatever they
+    rotate and compute them again for every element there (inductor on the CPU: a block's cosines
+    once per token and per half of the dims, a query's once per head; float64 ones cost tens of
+    nanoseconds each)."""
+    return torch.stack((cos, sin))
