@@ -49,7 +49,7 @@ class RopeSpec:
         Returns two float32 tensors of shape `(*delta.shape, rotary_dim)`.
         """
         angles = self._angles(delta, device)
-        return self._laid_out(*_once(angles.cos(), angles.sin()).float())
+        return self._laid_out(*_cos_sin_once(angles).float())
 
     def cos_sin_float32(self, delta: torch.Tensor, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         """`cos_sin` with the angles reduced to [-pi, pi] in float64 and their cosines and sines taken in
@@ -58,7 +58,7 @@ class RopeSpec:
         model on this CPU in float64, when inductor still took them per element of the keys)."""
         angles = self._angles(delta, device)
         reduced = (angles - torch.round(angles / (2 * math.pi)) * (2 * math.pi)).float()  # [-pi, pi]
-        return self._laid_out(*_once(reduced.cos(), reduced.sin()))
+        return self._laid_out(*_cos_sin_once(reduced))
 
     def _angles(self, delta: torch.Tensor, device: torch.device) -> torch.Tensor:
         """float64 angles `(*delta.shape, rotary_dim // 2)`: each position times each frequency."""
@@ -98,10 +98,10 @@ class RopeSpec:
         return self.apply(x, cos, sin)
 
 
-def _once(cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """(2, *cos.shape): `cos` and `sin` stacked, the same values. Why: a compiled graph computes a
-    stack's inputs once, into the stack, where it would otherwise fuse the cosines into whatever they
-    rotate and compute them again for every element there (inductor on the CPU: a block's cosines
-    once per token and per half of the dims, a query's once per head; float64 ones cost tens of
-    nanoseconds each)."""
-    return torch.stack((cos, sin))
+def _cos_sin_once(angles: torch.Tensor) -> torch.Tensor:
+    """(2, *angles.shape): the cosines and sines of `angles`, stacked. Why a stack: a compiled graph
+    computes a stack's inputs once, into it, where it would otherwise fuse the cosines into whatever
+    they rotate and take them again for every element rotated (inductor on the CPU: a recalled block's
+    angle again for each of its tokens and both halves of the dims, a query's for each head; a float64
+    cosine costs tens of nanoseconds)."""
+    return torch.stack((angles.cos(), angles.sin()))
