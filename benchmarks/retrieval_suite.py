@@ -4,7 +4,9 @@ through the full cache and bounded caches of a fraction of the context, side by 
 Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK][:eN]` (sinks with a
 recall tier of F of the limit, blocks chosen by SCORE: keys, distance or bounds; blocks of BLOCK tokens,
 default `kvlimit.cache.recall.BLOCK`; `eN`: chosen every N decode steps, `recall_every`). Every bounded configuration's limit
-is `--fraction` of the case's context.
+is `--fraction` of the case's context. Beside whether each greedy answer is right, each case's answer
+is teacher-forced after the question and its log-probability recorded (`retrieval.run_case`): a
+pass/fail answer of a small model flips on small changes, the likelihood shows how near each cache came.
 
     python benchmarks/retrieval_suite.py --part tune --contexts 1024,2048 --configs full,sinks,recall:0.25:keys:16
     python benchmarks/retrieval_suite.py --part held-out --contexts 1024,2048,4096 --json held-out.json --plot held-out.png
@@ -60,11 +62,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for task, case in work:
             for spec in specs:
                 config = config_for(spec, case.context, args.fraction)
-                text = retrieval.answer(loaded.model, loaded.tokenizer, case, config)
-                ok = retrieval.correct(case, text)
+                outcome = retrieval.run_case(loaded.model, loaded.tokenizer, case, config)
+                ok = retrieval.correct(case, outcome.text)
                 results[spec][f"{case.part}/{case.context}"].append(ok)
                 records.append(dict(task=task.name, part=case.part, kind=task.kind, context=case.context,
-                                    depth=case.depth, config=spec, answer=text, expected=case.answer, correct=ok))  # fmt: skip
+                                    depth=case.depth, config=spec, answer=outcome.text, expected=case.answer,
+                                    correct=ok, answer_logprob=round(outcome.answer_logprob, 4)))  # fmt: skip
                 bar.update()
     return {
         "part": args.part, "contexts": contexts, "depths": depths, "seeds": args.seeds, "fraction": args.fraction,
@@ -87,9 +90,36 @@ def table(result: dict[str, Any]) -> str:
         cell[0] += r["correct"]
         cell[1] += 1
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    lines.extend(likelihood_lines(result))
     lines.append("by kind: " + "; ".join(f"{spec}: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in kinds.items())
                                           for spec, kinds in by_kind.items()))  # fmt: skip
     return "\n".join(lines)
+
+
+def likelihood_lines(result: dict[str, Any]) -> list[str]:
+    """Mean log p(answer) per configuration and cell (teacher-forced, nats: 0 is certain), and how much
+    of the gap between `sinks` and the full cache each configuration closes (1: all of it)."""
+    by_cell: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in result["records"]:
+        if "answer_logprob" in r:
+            by_cell[r["config"]][f"{r['part']}/{r['context']}"].append(r["answer_logprob"])
+    if not by_cell:
+        return []
+    keys = sorted(
+        {k for cells in by_cell.values() for k in cells},
+        key=lambda k: (k.split("/")[0], int(k.split("/")[1])),
+    )
+    mean = {spec: {k: sum(v) / len(v) for k, v in cells.items()} for spec, cells in by_cell.items()}
+    lines = ["mean log p(answer), teacher-forced (nats; 0 is certain):"]
+    for spec, cells in mean.items():
+        line = f"  {spec}: " + ", ".join(f"{k} {cells[k]:.2f}" for k in keys if k in cells)
+        if spec not in ("full", "sinks") and "full" in mean and "sinks" in mean:
+            shares = [f"{k} {(cells[k] - mean['sinks'][k]) / (mean['full'][k] - mean['sinks'][k]):.2f}" for k in keys
+                      if k in cells and k in mean["full"] and k in mean["sinks"]
+                      and mean["full"][k] != mean["sinks"][k]]  # fmt: skip
+            line += " | share of the sinks-to-full gap closed: " + ", ".join(shares)
+        lines.append(line)
+    return lines
 
 
 def plot(result: dict[str, Any], path: str) -> None:

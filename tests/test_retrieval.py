@@ -64,3 +64,40 @@ def test_the_full_cache_answers_as_stock_generate(tiny):
     assert retrieval.answer(tiny.model, tiny.tokenizer, case, holds_all) == expected
     bounded = retrieval.answer(tiny.model, tiny.tokenizer, case, kvlimit.LimitConfig.create(32, recall=8))
     assert isinstance(bounded, str)
+
+
+def _fresh_logprob(model, ids: list[int], answer: list[int]) -> float:
+    """Oracle: log p(answer | ids) from one forward over the whole text, no cache."""
+    whole = torch.tensor([ids + answer])
+    with torch.no_grad():
+        logits = model(input_ids=whole).logits[0].float()
+    steps = torch.log_softmax(logits[len(ids) - 1 : -1], dim=-1)
+    return float(steps[torch.arange(len(answer)), torch.tensor(answer)].sum())
+
+
+def test_the_answer_logprob_is_a_fresh_forwards(tiny):
+    (task,) = [t for t in retrieval.SUITE if t.name == "pass-key-while-writing"]
+    (case,) = retrieval.cases(task, tiny.tokenizer, [120], [0.5], [0])
+    forced = retrieval.answer_ids(tiny.tokenizer, case)
+    assert tiny.tokenizer.decode(forced).strip() == case.answer
+    expected = _fresh_logprob(tiny.model, case.prompt + case.generated + case.question, forced)
+    for config in (None, kvlimit.LimitConfig.create(200), kvlimit.LimitConfig.create(200, recall=16)):
+        outcome = retrieval.run_case(tiny.model, tiny.tokenizer, case, config)
+        assert outcome.answer_logprob == pytest.approx(expected, abs=1e-4)
+        assert outcome.text == retrieval.answer(tiny.model, tiny.tokenizer, case, None)
+
+
+def test_forcing_the_answer_leaves_the_greedy_answer_alone(tiny):
+    # a single-key case feeds its prompt as kvlimit.generate does (chunks, then the last token as a
+    # decode step), so through a bounded cache with recall its greedy answer is generate's; teacher-forcing
+    # the answer on a copy of the cache must not move it (nor may the copy's steps reach the original)
+    (task,) = [t for t in retrieval.SUITE if t.name == "pass-key"]
+    config = kvlimit.LimitConfig.create(48, recall=16)
+    for case in retrieval.cases(task, tiny.tokenizer, [120], [0.1, 0.9], [0, 1]):
+        ids = torch.tensor([case.prompt])
+        out = kvlimit.generate(tiny.model, input_ids=ids, attention_mask=torch.ones_like(ids), cache_limit=config,
+                               max_new_tokens=8, do_sample=False, pad_token_id=0)  # fmt: skip
+        expected = tiny.tokenizer.decode(out[0, ids.shape[1] :].tolist(), skip_special_tokens=True)
+        outcome = retrieval.run_case(tiny.model, tiny.tokenizer, case, config)
+        assert outcome.text == expected
+        assert outcome.answer_logprob < 0

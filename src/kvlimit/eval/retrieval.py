@@ -13,15 +13,18 @@ then asks for it:
   reading a prompt), then the question, asked in the generated text.
 
 `cases(task, tokenizer, contexts, depths, seeds)` builds a task's prompts (`Case`: prompt ids, the ids
-generated before the question, the question, the answer); `answer(model, case, config)` runs one case
-through a bounded cache (`config`; None: a cache that holds everything, the full cache) and returns
-the model's greedy answer; `correct` checks it. The fillers are texts the package ships or builds:
-the Botchan corpus (`kvlimit.eval.corpus`; two regions for the two parts), sentences made from a small
-grammar, and kvlimit's own source code.
+generated before the question, the question, the answer); `run_case(model, tokenizer, case, config)`
+runs one case through a bounded cache (`config`; None: a cache that holds everything, the full cache)
+and returns an `Outcome`: the model's greedy answer (`correct` checks it) and the log-probability of
+the answer's tokens teacher-forced after the question (on a copy of the cache), which says how near a
+cache came where a pass/fail answer only flips; `answer` is the greedy text alone. The fillers are
+texts the package ships or builds: the Botchan corpus (`kvlimit.eval.corpus`; two regions for the two
+parts), sentences made from a small grammar, and kvlimit's own source code.
 """
 
 from __future__ import annotations
 
+import copy
 import pathlib
 import random
 import re
@@ -223,13 +226,38 @@ def correct(case: Case, text: str) -> bool:
     return found is not None and found.group(0) == case.answer
 
 
-def answer(model: Any, tokenizer: Any, case: Case, config: LimitConfig | None, *, new_tokens: int = 8) -> str:
-    """The model's greedy answer to `case` through a bounded cache of `config` (None: one that holds the
-    whole case, which is the full cache). The prompt is fed as `kvlimit.generate` feeds it (in chunks
-    when longer than the limit); the generated text and the question token by token (decode steps); the
-    answer greedily, up to `new_tokens` tokens or an end of sequence."""
+def answer_ids(tokenizer: Any, case: Case) -> list[int]:
+    """The answer's token ids as the question's last words lead into it: a space, then the value."""
+    ids: list[int] = tokenizer(" " + case.answer, add_special_tokens=False)["input_ids"]
+    return ids
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a case gives through one cache.
+
+    Attributes:
+        text: the greedy answer (`correct` checks it).
+        answer_logprob: the log-probability (natural log) of the answer's tokens (`answer_ids`),
+            teacher-forced after the question: 0 is certain, more negative is less likely. A
+            pass/fail answer flips on a small change; this measures how close each cache came.
+    """
+
+    text: str
+    answer_logprob: float
+
+
+def run_case(
+    model: Any, tokenizer: Any, case: Case, config: LimitConfig | None, *, new_tokens: int = 8
+) -> Outcome:
+    """`case` through a bounded cache of `config` (None: one that holds the whole case, which is the full
+    cache): the prompt fed as `kvlimit.generate` feeds it (in chunks when longer than the limit), the
+    generated text and the question token by token (decode steps), then the answer greedily, up to
+    `new_tokens` tokens or an end of sequence, and, on a copy of the cache taken after the question,
+    the answer's own tokens teacher-forced for their log-probability."""
     ids = torch.tensor([case.prompt + case.generated + case.question], device=next(model.parameters()).device)
-    total = ids.shape[1] + new_tokens
+    forced = answer_ids(tokenizer, case)
+    total = ids.shape[1] + max(new_tokens, len(forced))
     cache = build_cache(model, config or LimitConfig.create(total), max_length=total)
     prompt = len(case.prompt)
     chunk = prefill_chunk(cache, prompt, None if config is None else config.prefill_chunk)
@@ -241,6 +269,7 @@ def answer(model: Any, tokenizer: Any, case: Case, config: LimitConfig | None, *
             forward_step(model, cache, ids[:, : prompt - 1], torch.ones_like(ids[:, : prompt - 1]), **extra)
         for t in range(prompt - 1, ids.shape[1]):
             logits = forward_step(model, cache, ids[:, t : t + 1], **extra).logits[:, -1]
+        logprob = _teacher_forced(model, copy.deepcopy(cache), logits, forced, extra)
         out: list[int] = []
         eos = set(hf.eos_token_ids(model.generation_config.eos_token_id))
         while len(out) < new_tokens and not (out and out[-1] in eos):
@@ -248,4 +277,23 @@ def answer(model: Any, tokenizer: Any, case: Case, config: LimitConfig | None, *
             out.append(int(token))
             if len(out) < new_tokens and out[-1] not in eos:
                 logits = forward_step(model, cache, token, **extra).logits[:, -1]
-    return str(tokenizer.decode(out, skip_special_tokens=True))
+    return Outcome(str(tokenizer.decode(out, skip_special_tokens=True)), logprob)
+
+
+def _teacher_forced(
+    model: Any, cache: Any, logits: torch.Tensor, tokens: list[int], extra: dict[str, Any]
+) -> float:
+    """Sum of log p(token) over `tokens`, the first under `logits` (1, vocab), each next after feeding
+    the one before through `cache` (which it advances: pass a copy)."""
+    total = 0.0
+    for n, token in enumerate(tokens):
+        total += float(torch.log_softmax(logits.float(), dim=-1)[0, token])
+        if n + 1 < len(tokens):
+            step = torch.tensor([[token]], device=logits.device)
+            logits = forward_step(model, cache, step, **extra).logits[:, -1]
+    return total
+
+
+def answer(model: Any, tokenizer: Any, case: Case, config: LimitConfig | None, *, new_tokens: int = 8) -> str:
+    """The model's greedy answer to `case` through a bounded cache of `config` (`run_case`'s text)."""
+    return run_case(model, tokenizer, case, config, new_tokens=new_tokens).text
