@@ -136,6 +136,7 @@ def _recall_store(
         score=config.recall_score,
         block=block,
         every=config.recall_every,
+        chunk_queries=config.recall_queries,
     )
 
 

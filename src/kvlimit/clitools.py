@@ -108,7 +108,7 @@ def kv_storage_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def add_recall_arguments(group: Any) -> None:
     """`--recall R`, `--recall-store N|SIZE`, `--recall-dtype D`, `--recall-score S`, `--recall-block N`
-    and `--recall-every N`: the recall tier of one cache."""
+    `--recall-every N` and `--recall-queries N`: the recall tier of one cache."""
     group.add_argument("--recall", metavar="R", type=int, default=0,
                        help=f"{declared('recall')} (default: 0, off)")  # fmt: skip
     group.add_argument("--recall-store", metavar="N|SIZE", default=None,
@@ -121,6 +121,8 @@ def add_recall_arguments(group: Any) -> None:
                        help=f"{declared('recall_block')} (default: 4, or the largest of 2 and 1 that divides --recall)")  # fmt: skip
     group.add_argument("--recall-every", metavar="N", type=int, default=None,
                        help=f"{declared('recall_every')} (default: 1, every step)")  # fmt: skip
+    group.add_argument("--recall-queries", metavar="N", type=int, default=None,
+                       help=f"{declared('recall_queries')} (default: 8)")  # fmt: skip
 
 
 def recall_score_name(text: str) -> str:
@@ -131,9 +133,9 @@ def recall_score_name(text: str) -> str:
 
 
 def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """LimitConfig's recall, recall_store, recall_dtype, recall_score, recall_block and recall_every from
-    `--recall`, `--recall-store`, `--recall-dtype`, `--recall-score`, `--recall-block` and `--recall-every` (validated by
-    `LimitConfig.create`; the words checked here)."""
+    """LimitConfig's recall, recall_store, recall_dtype, recall_score, recall_block, recall_every and
+    recall_queries from `--recall`, `--recall-store`, `--recall-dtype`, `--recall-score`, `--recall-block`,
+    `--recall-every` and `--recall-queries` (validated by `LimitConfig.create`; the words checked here)."""
     dtype = args.recall_dtype.strip().lower()
     if dtype not in ("none", *RECALL_DTYPES):
         raise CLIError(f"--recall-dtype {args.recall_dtype!r} is not one of none, {', '.join(RECALL_DTYPES)}")
@@ -145,6 +147,7 @@ def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "recall_score": score,
         "recall_block": args.recall_block,
         "recall_every": args.recall_every,
+        "recall_queries": args.recall_queries,
     }
 
 

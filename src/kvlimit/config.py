@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
+from .cache.recall import CHUNK_QUERIES
 from .checks import check_int
 from .policies import RENAMED_SETTINGS, EvictionPolicy, declared_settings, make_policy
 
@@ -153,6 +154,13 @@ CACHE_OPTIONS = (
         "N",
         "1, every step",
     ),
+    Option(
+        "recall_queries",
+        "with recall: a prompt chunk chooses its recalled blocks by the mean of its last N queries, where a "
+        "question at a prompt's end sits (0: all of the chunk's queries, which mostly dilutes it)",
+        "N",
+        "8",
+    ),
 )
 
 #: Dtypes the recall store keeps besides the model's: quantized codes, or 16-bit floats.
@@ -196,6 +204,8 @@ class LimitConfig:
         recall_block: tokens per block of the recall store (None: `kvlimit.cache.recall.block_for`).
         recall_every: decode steps between a row's block choices (`kvlimit.cache.recall`, "Choosing every
             N steps"); 1 chooses every step.
+        recall_queries: a prompt chunk chooses its recalled blocks by the mean of its last this many
+            queries (`kvlimit.cache.recall`, "A chunk's last queries"); 0: all of them.
     """
 
     cache_limit_tokens: int | None
@@ -212,6 +222,7 @@ class LimitConfig:
     recall_score: str = "distance"
     recall_block: int | None = None
     recall_every: int = 1
+    recall_queries: int = CHUNK_QUERIES
 
     @classmethod
     def create(
@@ -229,6 +240,7 @@ class LimitConfig:
         recall_score: str | None = None,
         recall_block: int | None = None,
         recall_every: int | None = None,
+        recall_queries: int | None = None,
         **policy_settings: Any,
     ) -> LimitConfig:
         """Validate user arguments. `policy_settings` (e.g. ``n_sink=2``) configure a policy named by string."""
@@ -251,7 +263,15 @@ class LimitConfig:
 
         policy_obj = make_policy(policy, **policy_settings)
         recall_slots = _check_recall(
-            recall, recall_store, recall_dtype, recall_score, recall_block, recall_every, policy_obj, tokens
+            recall,
+            recall_store,
+            recall_dtype,
+            recall_score,
+            recall_block,
+            recall_every,
+            recall_queries,
+            policy_obj,
+            tokens,
         )
         if tokens is not None:
             policy_obj.check_limit(tokens - recall_slots)
@@ -281,7 +301,8 @@ class LimitConfig:
         store_tokens, store_bytes = _recall_store(recall_store)
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
                    store_bytes, recall_dtype, recall_score or "distance", recall_block,
-                   1 if recall_every is None else recall_every)  # fmt: skip
+                   1 if recall_every is None else recall_every,
+                   CHUNK_QUERIES if recall_queries is None else recall_queries)  # fmt: skip
 
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
@@ -321,6 +342,7 @@ class LimitConfig:
             recall_score=given.pop("recall_score"),
             recall_block=given.pop("recall_block"),
             recall_every=given.pop("recall_every"),
+            recall_queries=given.pop("recall_queries"),
             **given,
         )
 
@@ -371,6 +393,9 @@ class LimitConfig:
             recalled += f", recall_score={self.recall_score}" if self.recall_score != "distance" else ""
             recalled += f", recall_block={self.recall_block}" if self.recall_block is not None else ""
             recalled += f", recall_every={self.recall_every}" if self.recall_every != 1 else ""
+            recalled += (
+                f", recall_queries={self.recall_queries}" if self.recall_queries != CHUNK_QUERIES else ""
+            )
         return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}{recalled}"
 
 
@@ -389,6 +414,7 @@ def _check_recall(
     score: object,
     block: object,
     every: object,
+    queries: object,
     policy: EvictionPolicy,
     tokens: int | None,
 ) -> int:
@@ -396,6 +422,7 @@ def _check_recall(
     slots = check_int("recall", recall, at_least=0, none_means="no recall tier") or 0
     tokens_per_block = check_int("recall_block", block, at_least=1, none_means="the default block")
     check_int("recall_every", every, at_least=1, none_means="every step")
+    check_int("recall_queries", queries, at_least=0, none_means=f"the last {CHUNK_QUERIES}")
     if not slots:
         named = [
             f"{name}={value!r}"
@@ -405,6 +432,7 @@ def _check_recall(
                 ("recall_score", score),
                 ("recall_block", block),
                 ("recall_every", every),
+                ("recall_queries", queries),
             )
             if value is not None
         ]

@@ -82,6 +82,7 @@ def generate(
     recall_score: str | None = None,
     recall_block: int | None = None,
     recall_every: int | None = None,
+    recall_queries: int | None = None,
     window: int | None = None,
     streamer: Any = None,
     compile: bool | None = None,
@@ -132,6 +133,9 @@ def generate(
         recall_every: a decode step chooses a row's blocks afresh every `recall_every` steps (None or 1:
             every step; sooner when what a row can recall changes); between, the row attends the blocks
             it chose last and the step skips the scoring (`kvlimit.cache.recall`, "Choosing every N steps").
+        recall_queries: a prompt chunk chooses its recalled blocks by the mean of its last
+            `recall_queries` queries (None: 8; 0: all of them), where a question at a prompt's end sits
+            (`kvlimit.cache.recall`, "A chunk's last queries").
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
         compile: True: compile the decode step (torch.compile, the whole forward in one graph, on any

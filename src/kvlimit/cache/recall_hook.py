@@ -43,17 +43,31 @@ class RecallStep:
     real: torch.Tensor | None = None
     _cos_sin: dict[tuple[int, str], tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
     _query_index: torch.Tensor | None = None
+    _choosing: torch.Tensor | None = None
 
-    def query_index(self) -> torch.Tensor:
+    def choosing(self, last: int) -> torch.Tensor:
+        """(batch, q) 1 for the chunk's queries that choose its blocks: each row's last `last` real tokens
+        (0: all its real tokens), whatever the padding's place. Made once for every layer of the step."""
+        assert self.real is not None
+        if self._choosing is None:
+            real = self.real.long()
+            if last:
+                real_from_here = real.flip(1).cumsum(dim=1).flip(1)  # real tokens at or after each column
+                real = real * (real_from_here <= last).long()
+            self._choosing = real
+        return self._choosing
+
+    def query_index(self, last: int = 0) -> torch.Tensor:
         """(batch,) the token index each row's recall query stands at: a decode step's token, or the mean
-        index of a chunk's real tokens. One tensor for every layer of the step."""
+        index of the chunk's choosing tokens (`choosing(last)`). One tensor for every layer of the step."""
         if self._query_index is None:
             index = self.query_positions + self.shift[:, None]  # the queries' token indices
             if self.real is None:
                 self._query_index = index[:, 0]
             else:
-                counted = self.real.sum(dim=1).clamp(min=1)
-                self._query_index = (index * self.real).sum(dim=1) // counted
+                chosen = self.choosing(last)
+                counted = chosen.sum(dim=1).clamp(min=1)
+                self._query_index = (index * chosen).sum(dim=1) // counted
         return self._query_index
 
     def rotate(self, rope: Any, what: str, x: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
@@ -127,10 +141,10 @@ class RecallHook:
         unrotated = step.rotate(rope, "query", query, -step.query_positions[:, None, :])
         if step.real is None:
             query_vector = unrotated[:, :, 0]
-        else:  # a chunk: the mean of its real queries (InfLLM sums the chunk's scores)
-            real = step.real[:, None, :, None].to(unrotated.dtype)
-            query_vector = (unrotated * real).sum(dim=2) / real.sum(dim=2).clamp(min=1)
-        query_index = step.query_index()
+        else:  # a chunk: the mean of its last real queries (`RecallStore.chunk_queries`)
+            chosen = step.choosing(self.store.chunk_queries)[:, None, :, None].to(unrotated.dtype)
+            query_vector = (unrotated * chosen).sum(dim=2) / chosen.sum(dim=2).clamp(min=1)
+        query_index = step.query_index(self.store.chunk_queries)
         # keys kept at their token indices are turned to their positions by the store, one rotation a
         # block; keys kept unrotated take the step's rotation, made once for every layer
         at_index = self.store.keeps_index(layer_idx)
