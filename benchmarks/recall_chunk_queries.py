@@ -40,6 +40,8 @@ def main() -> None:
     parser.add_argument("--queries", default="0,8", help="recall_queries values (0: all of a chunk's)")
     parser.add_argument("--recall", type=float, default=0.25, help="recalled slots, a fraction of the limit")
     parser.add_argument("--max-tokens", type=int, default=10_000)
+    parser.add_argument("--chunk", type=float, default=0.25,
+                        help="tokens per forward, a fraction of the limit (default 0.25: as `kvlimit ppl`)")  # fmt: skip
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     torch.set_num_threads(2)
@@ -53,11 +55,12 @@ def main() -> None:
         ids = text_ids(name, loaded.tokenizer, args.max_tokens)
         config = (kvlimit.LimitConfig.create(limit) if q is None else
                   kvlimit.LimitConfig.create(limit, recall=int(args.recall * limit), recall_queries=q))  # fmt: skip
-        ppl = streaming_perplexity(loaded.model, ids, cache_limit=config).ppl
+        ppl = streaming_perplexity(loaded.model, ids, cache_limit=config, chunk=int(args.chunk * limit)).ppl
         results.append(
             {"text": name, "limit": limit, "recall_queries": q, "tokens": int(ids.numel()), "ppl": ppl}
         )
-    print(f"streaming perplexity, recall {args.recall} of the limit, by recall_queries (sinks: no recall)")
+    print(f"streaming perplexity, recall {args.recall} and chunks {args.chunk} of the limit, by recall_queries"
+          " (sinks: no recall)")  # fmt: skip
     for name in texts:
         for limit in limits:
             cells = {

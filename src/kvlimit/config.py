@@ -157,7 +157,8 @@ CACHE_OPTIONS = (
     Option(
         "recall_queries",
         "with recall: a prompt chunk chooses its recalled blocks by the mean of its last N queries, where a "
-        "question at a prompt's end sits (0: all of the chunk's queries, which mostly dilutes it)",
+        "question at a prompt's end sits (0: all of the chunk's queries, which dilutes a question but serves "
+        "a long text scored token by token a little better)",
         "N",
         "8",
     ),
