@@ -19,24 +19,24 @@ from .helpers import left_padded, make_model
 LIMIT, RECALL, CHUNK = 16, 4, 8
 
 
-def _step(real: list[list[int]]) -> RecallStep:
+def _step(real: list[list[int]], last: int) -> RecallStep:
     real_t = torch.tensor(real)
     batch, q = real_t.shape
     positions = torch.arange(q)[None].repeat(batch, 1) + 20
     return RecallStep(0, RECALL, torch.zeros(batch, dtype=torch.long), positions, [RECALL] * batch,
-                      torch.tensor([0, 5, 0]), real_t)  # fmt: skip
+                      torch.tensor([0, 5, 0]), real_t, last)  # fmt: skip
 
 
 def test_a_chunk_chooses_by_each_rows_last_real_queries():
     real = [[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 0]]
-    step = _step(real)
-    assert step.choosing(2).tolist() == [[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 1, 1], [0] * 6]
+    step = _step(real, 2)
+    assert step.choosing().tolist() == [[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 1, 1], [0] * 6]
     # token index = position + shift: row 0 at 24 and 25, row 1 at 29 and 30, an empty row at 0
-    assert step.query_index(2).tolist() == [24, 29, 0]
-    everything = _step(real)
-    assert everything.choosing(0).tolist() == real
-    assert everything.query_index(0).tolist() == [(22 + 23 + 24 + 25) // 4, (25 + 30) * 6 // 2 // 6, 0]
-    assert _step(real).choosing(6).tolist() == real  # more than a row's real tokens: all of them
+    assert step.query_index().tolist() == [24, 29, 0]
+    everything = _step(real, 0)
+    assert everything.choosing().tolist() == real
+    assert everything.query_index().tolist() == [(22 + 23 + 24 + 25) // 4, (25 + 30) * 6 // 2 // 6, 0]
+    assert _step(real, 6).choosing().tolist() == real  # more than a row's real tokens: all of them
 
 
 def _chunked(model, ids, mask, **recall):
