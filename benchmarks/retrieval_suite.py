@@ -79,9 +79,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def cell_order(key: str) -> tuple[str, int]:
+    """Sort key of a cell "part/context": by part, then by context as a number."""
+    part, context = key.split("/")
+    return part, int(context)
+
+
 def table(result: dict[str, Any]) -> str:
     keys = sorted({key for cells in result["summary"].values() for key in cells},
-                  key=lambda k: (k.split("/")[0], int(k.split("/")[1])))  # fmt: skip
+                  key=cell_order)  # fmt: skip
     rows = [["config", *keys, "all"]]
     for spec, cells in result["summary"].items():
         total = [sum(cells[k][0] for k in keys), sum(cells[k][1] for k in keys)]
@@ -110,7 +116,7 @@ def likelihood_lines(result: dict[str, Any]) -> list[str]:
         return []
     keys = sorted(
         {k for cells in by_cell.values() for k in cells},
-        key=lambda k: (k.split("/")[0], int(k.split("/")[1])),
+        key=cell_order,
     )
     mean = {spec: {k: sum(v) / len(v) for k, v in cells.items()} for spec, cells in by_cell.items()}
     lines = ["mean log p(answer), teacher-forced (nats; 0 is certain):"]
@@ -133,7 +139,7 @@ def plot(result: dict[str, Any], path: str) -> None:
     FigureCanvasAgg(figure)
     axis = figure.subplots()
     keys = sorted({k for cells in result["summary"].values() for k in cells},
-                  key=lambda k: (k.split("/")[0], int(k.split("/")[1])))  # fmt: skip
+                  key=cell_order)  # fmt: skip
     width = 0.8 / max(1, len(result["summary"]))
     for n, (spec, cells) in enumerate(result["summary"].items()):
         values = [cells[k][0] / cells[k][1] if k in cells else 0 for k in keys]
