@@ -4,7 +4,7 @@ through the full cache and bounded caches of a fraction of the context, side by 
 Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK][:eN][:qN]` (sinks
 with a recall tier of F of the limit, blocks chosen by SCORE: keys, distance or bounds; blocks of BLOCK
 tokens, default `kvlimit.cache.recall.BLOCK`; `eN`: chosen every N decode steps, `recall_every`; `qN`: a
-prompt chunk chooses by its last N queries, `recall_queries`, 0 for all). Every bounded configuration's limit
+prompt's last N tokens choose their blocks one by one, `recall_queries`, 0 for none). Every bounded configuration's limit
 is `--fraction` of the case's context. Beside whether each greedy answer is right, each case's answer
 is teacher-forced after the question and its log-probability recorded (`retrieval.run_case`): a
 pass/fail answer of a small model flips on small changes, the likelihood shows how near each cache came.

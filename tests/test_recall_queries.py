@@ -1,75 +1,108 @@
-"""Which of a prompt chunk's queries choose its recalled blocks (`recall_queries`, `RecallStep.choosing`).
+"""A prompt's last tokens choose their own recalled blocks (`recall_queries`, `forward.prefill_spans`).
 
-Oracles: the choosing mask by hand for left-padded rows (each row's last N real tokens wherever its
-padding is, and the mean token index they stand at); the same cache with `recall_queries=0` (all of
-a chunk's queries, the mean) when N covers every chunk, exactly; each row of a left-padded batch
-against the row alone; the argument checks and the command line's flag.
+Oracles: the spans by hand, and properties over random prompts (the head's spans are a shorter
+prompt's without a tail, the tail one column each); a one-column prompt chunk recalls exactly what
+a decode step of the same token recalls (every layer, every head); `kvlimit.generate` equals a hand
+loop over the spans (the prompt is fed as the spans say), and the tail changes what is recalled;
+each row of a left-padded batch against the row alone; the engine against `kvlimit.generate`; the
+argument checks and the command line's flag.
 """
+
+import copy
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kvlimit
-from kvlimit.cache.recall_hook import RecallStep
 from kvlimit.cli import build_parser
 from kvlimit.clitools import recall_from_args
+from kvlimit.config import RECALL_QUERIES
+from kvlimit.engine import ContinuousEngine, Request
+from kvlimit.forward import prefill_chunk, prefill_spans, prompt_tail
 
 from .helpers import left_padded, make_model
 
-LIMIT, RECALL, CHUNK = 16, 4, 8
+LIMIT, RECALL = 16, 4
 
 
-def _step(real: list[list[int]], last: int) -> RecallStep:
-    real_t = torch.tensor(real)
-    batch, q = real_t.shape
-    positions = torch.arange(q)[None].repeat(batch, 1) + 20
-    return RecallStep(0, RECALL, torch.zeros(batch, dtype=torch.long), positions, [RECALL] * batch,
-                      torch.tensor([0, 5, 0]), real_t, last)  # fmt: skip
+def test_the_spans_by_hand():
+    assert prefill_spans(10, 3) == [(0, 3), (3, 6), (6, 9)]
+    assert prefill_spans(10, 3, 4) == [(0, 2), (2, 5), (5, 6), (6, 7), (7, 8), (8, 9)]
+    assert prefill_spans(4, 3, 9) == [(0, 1), (1, 2), (2, 3)]  # a tail longer than the prompt: every column
+    assert prefill_spans(1, 3, 2) == []
 
 
-def test_a_chunk_chooses_by_each_rows_last_real_queries():
-    real = [[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 0]]
-    step = _step(real, 2)
-    assert step.choosing().tolist() == [[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 1, 1], [0] * 6]
-    # token index = position + shift: row 0 at 24 and 25, row 1 at 29 and 30, an empty row at 0
-    assert step.query_index().tolist() == [24, 29, 0]
-    everything = _step(real, 0)
-    assert everything.choosing().tolist() == real
-    assert everything.query_index().tolist() == [(22 + 23 + 24 + 25) // 4, (25 + 30) * 6 // 2 // 6, 0]
-    assert _step(real, 6).choosing().tolist() == real  # more than a row's real tokens: all of them
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 64), st.integers(0, 80))
+def test_the_spans_are_a_shorter_prompts_then_one_column_each(columns, chunk, tail):
+    spans = prefill_spans(columns, chunk, tail)
+    assert [start for start, _ in spans] == [0, *(end for _, end in spans)][: len(spans)]  # contiguous from 0
+    assert (spans[-1][1] if spans else 0) == columns - 1  # all but the last column
+    assert all(0 < end - start <= chunk for start, end in spans)
+    kept = min(tail, columns - 1)
+    assert spans[len(spans) - kept :] == [(c, c + 1) for c in range(columns - 1 - kept, columns - 1)]
+    assert spans[: len(spans) - kept] == prefill_spans(columns - kept, chunk)
 
 
-def _chunked(model, ids, mask, **recall):
-    """Logits of every chunk and the first recalled layer's recalled token indices after each chunk."""
-    config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_block=2, **recall)
-    cache = kvlimit.build_cache(model, config, rows=ids.shape[0])
-    cache.recall_hook.record_recalled = True
-    layer = cache.recall.groups[0].members[0]
-    logits, recalled = [], []
-    for start in range(0, ids.shape[1], CHUNK):
-        out = kvlimit.forward_step(
-            model, cache, ids[:, start : start + CHUNK], mask[:, start : start + CHUNK]
-        )
-        logits.append(out.logits)
-        if layer in cache.recall_hook.last_recalled:
-            recalled.append(cache.recall_hook.last_recalled[layer][0].clone())
-    return torch.cat(logits, dim=1), recalled
+def _recalled(cache):
+    return {layer: index.clone() for layer, (index, _) in cache.recall_hook.last_recalled.items()}
 
 
-def test_the_last_queries_of_a_whole_chunk_are_all_of_them():
-    model = make_model("llama")
+@pytest.mark.parametrize("family", ["llama", "qwen2"])
+def test_a_one_column_chunk_recalls_what_a_decode_step_does(family):
+    model = make_model(family)
     ids, mask = left_padded(model, lengths=(40, 33))
-    every, chosen = _chunked(model, ids, mask, recall_queries=0)
-    assert len(chosen) >= 3  # chunks that recalled
-    whole, same = _chunked(model, ids, mask, recall_queries=CHUNK)
-    assert torch.equal(whole, every) and all(torch.equal(a, b) for a, b in zip(same, chosen, strict=True))
-    last, picked = _chunked(model, ids, mask, recall_queries=1)  # the option reaches the choice
-    assert any(not torch.equal(a, b) for a, b in zip(picked, chosen, strict=True))
-    assert not torch.equal(last, every)
+    cache = kvlimit.build_cache(
+        model, kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_block=2), rows=2
+    )
+    cache.recall_hook.record_recalled = True
+    for start in range(0, 36, 4):
+        kvlimit.forward_step(model, cache, ids[:, start : start + 4], mask[:, start : start + 4])
+    compared = 0
+    for column in range(36, 40):
+        as_decode = copy.deepcopy(cache)
+        chunk_out = kvlimit.forward_step(
+            model, cache, ids[:, column : column + 1], mask[:, column : column + 1]
+        )
+        decode_out = kvlimit.forward_step(model, as_decode, ids[:, column : column + 1])
+        chunked, decoded = _recalled(cache), _recalled(as_decode)
+        assert chunked.keys() == decoded.keys() and chunked
+        assert all(torch.equal(chunked[layer], decoded[layer]) for layer in chunked)
+        torch.testing.assert_close(chunk_out.logits, decode_out.logits, atol=2e-5, rtol=1e-4)
+        compared += 1
+    assert compared == 4
 
 
-@pytest.mark.parametrize("queries", [1, 3])
-def test_each_row_chooses_by_its_own_last_queries_in_a_batch(queries):
+def _by_hand(model, ids, spans):
+    """The first new token's logits: `spans` fed as prompt chunks, then the last column as a decode step."""
+    config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_queries=0)
+    cache = kvlimit.build_cache(model, config, max_length=ids.shape[1] + 1)
+    for start, end in spans:
+        kvlimit.forward_step(model, cache, ids[:, start:end], torch.ones_like(ids[:, start:end]))
+    return kvlimit.forward_step(model, cache, ids[:, -1:]).logits[:, -1]
+
+
+def test_generate_feeds_the_prompts_last_tokens_one_by_one():
+    model = make_model("llama")
+    ids, _ = left_padded(model, lengths=(45,))
+    config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_queries=5)
+    cache = kvlimit.build_cache(model, config, max_length=46)
+    assert prompt_tail(cache) == 5
+    assert prompt_tail(kvlimit.build_cache(model, kvlimit.LimitConfig.create(LIMIT), max_length=46)) == 0
+    chunk = prefill_chunk(cache, 45)
+    assert chunk is not None
+    out = kvlimit.generate(model, input_ids=ids, cache_limit=config, max_new_tokens=1, do_sample=False,
+                           output_logits=True, return_dict_in_generate=True)  # fmt: skip
+    tailed = _by_hand(model, ids, prefill_spans(45, chunk, 5))
+    untailed = _by_hand(model, ids, prefill_spans(45, chunk))
+    torch.testing.assert_close(out.logits[0], tailed, atol=2e-5, rtol=1e-4)
+    assert (tailed - untailed).abs().max() > 1e-3  # the tail changes what the prompt's end recalled
+
+
+@pytest.mark.parametrize("queries", [1, 6])
+def test_each_rows_tail_is_its_own_in_a_batch(queries):
     model = make_model("qwen2")
     ids, mask = left_padded(model, lengths=(5, 41, 27))
     common = dict(cache_limit=LIMIT, recall=RECALL, recall_queries=queries, do_sample=False, max_new_tokens=12,
@@ -86,15 +119,30 @@ def test_each_row_chooses_by_its_own_last_queries_in_a_batch(queries):
         torch.testing.assert_close(batch.logits[0][row], alone.logits[0][0], atol=2e-5, rtol=1e-4)
 
 
+def test_the_engine_feeds_the_tail_as_generate_does():
+    model = make_model("llama")
+    generator = torch.Generator().manual_seed(5)
+    requests = [
+        Request(f"p{n}", torch.randint(3, 100, (n,), generator=generator).tolist()) for n in (44, 30, 9)
+    ]
+    config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_queries=6)
+    decoding = {"max_new_tokens": 8, "do_sample": False}
+    engine = ContinuousEngine(model, config, rows=2, decoding=decoding, seed=0)
+    got = {f.id: f.tokens for f in engine.run(requests)}
+    assert got.keys() == {r.id for r in requests}
+    for request in requests:
+        ids = torch.tensor([request.input_ids])
+        alone = kvlimit.generate(model, input_ids=ids, cache_limit=config, pad_token_id=0, **decoding)
+        assert got[request.id] == alone[0, ids.shape[1] :].tolist(), request.id
+
+
 def test_recall_queries_is_checked():
-    with pytest.raises(ValueError, match=r"recall_queries must be an int >= 0 or None \(the last 8\)"):
+    with pytest.raises(ValueError, match=r"recall_queries must be an int >= 0 or None \(the last 16\)"):
         kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_queries=-1)
     with pytest.raises(ValueError, match="recall_queries=2 goes with recall"):
         kvlimit.LimitConfig.create(LIMIT, recall_queries=2)
     config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_queries=0)
     assert config.recall_queries == 0 and "recall_queries=0" in config.describe()
-    assert (
-        kvlimit.LimitConfig.create(LIMIT, recall=RECALL).recall_queries == kvlimit.cache.recall.CHUNK_QUERIES
-    )
+    assert kvlimit.LimitConfig.create(LIMIT, recall=RECALL).recall_queries == RECALL_QUERIES == 16
     args = build_parser().parse_args(["generate", "hi", "--recall", "4", "--recall-queries", "3"])
     assert recall_from_args(args)["recall_queries"] == 3

@@ -136,7 +136,6 @@ def _recall_store(
         score=config.recall_score,
         block=block,
         every=config.recall_every,
-        chunk_queries=config.recall_queries,
     )
 
 

@@ -122,7 +122,7 @@ def add_recall_arguments(group: Any) -> None:
     group.add_argument("--recall-every", metavar="N", type=int, default=None,
                        help=f"{declared('recall_every')} (default: 1, every step)")  # fmt: skip
     group.add_argument("--recall-queries", metavar="N", type=int, default=None,
-                       help=f"{declared('recall_queries')} (default: 8)")  # fmt: skip
+                       help=f"{declared('recall_queries')} (default: 16)")  # fmt: skip
 
 
 def recall_score_name(text: str) -> str:

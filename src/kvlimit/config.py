@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
-from .cache.recall import CHUNK_QUERIES
 from .checks import check_int
 from .policies import RENAMED_SETTINGS, EvictionPolicy, declared_settings, make_policy
 
@@ -156,11 +155,12 @@ CACHE_OPTIONS = (
     ),
     Option(
         "recall_queries",
-        "with recall: a prompt chunk chooses its recalled blocks by the mean of its last N queries, where a "
-        "question at a prompt's end sits (0: all of the chunk's queries, which dilutes a question but serves "
-        "a long text scored token by token a little better)",
+        "with recall: a prompt longer than the limit feeds its last N tokens one per forward, so that each "
+        "chooses its recalled blocks by its own query, as a decode step does (a question at a prompt's end "
+        "chooses what it asks for; the chunks before choose by the mean of their queries); 0: none, the "
+        "prompt's last chunk chooses by its mean",
         "N",
-        "8",
+        "16",
     ),
 )
 
@@ -168,6 +168,11 @@ CACHE_OPTIONS = (
 RECALL_DTYPES = ("int8", "int4", "bfloat16", "float16")
 #: How the recall tier scores its blocks (`kvlimit.cache.recall`).
 RECALL_SCORES = ("keys", "bounds", "distance")
+#: With recall, a chunked prompt's last this many tokens are fed one per forward, so that each chooses
+#: its recalled blocks by its own query (`kvlimit.forward.prefill_spans`); the chunks before choose by
+#: the mean of their queries. Chosen on the retrieval suite's tune part (README, "A prompt's last
+#: queries"): a question at a prompt's end chooses what it asks for, where a chunk's mean dilutes it.
+RECALL_QUERIES = 16
 
 
 def argument_names() -> tuple[str, ...]:
@@ -205,8 +210,8 @@ class LimitConfig:
         recall_block: tokens per block of the recall store (None: `kvlimit.cache.recall.block_for`).
         recall_every: decode steps between a row's block choices (`kvlimit.cache.recall`, "Choosing every
             N steps"); 1 chooses every step.
-        recall_queries: a prompt chunk chooses its recalled blocks by the mean of its last this many
-            queries (`kvlimit.cache.recall`, "A chunk's last queries"); 0: all of them.
+        recall_queries: a prompt fed in chunks feeds its last this many tokens one per forward, each
+            choosing its recalled blocks by its own query (`kvlimit.forward.prefill_spans`); 0: none.
     """
 
     cache_limit_tokens: int | None
@@ -223,7 +228,7 @@ class LimitConfig:
     recall_score: str = "distance"
     recall_block: int | None = None
     recall_every: int = 1
-    recall_queries: int = CHUNK_QUERIES
+    recall_queries: int = RECALL_QUERIES
 
     @classmethod
     def create(
@@ -303,7 +308,7 @@ class LimitConfig:
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
                    store_bytes, recall_dtype, recall_score or "distance", recall_block,
                    1 if recall_every is None else recall_every,
-                   CHUNK_QUERIES if recall_queries is None else recall_queries)  # fmt: skip
+                   RECALL_QUERIES if recall_queries is None else recall_queries)  # fmt: skip
 
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
@@ -395,7 +400,7 @@ class LimitConfig:
             recalled += f", recall_block={self.recall_block}" if self.recall_block is not None else ""
             recalled += f", recall_every={self.recall_every}" if self.recall_every != 1 else ""
             recalled += (
-                f", recall_queries={self.recall_queries}" if self.recall_queries != CHUNK_QUERIES else ""
+                f", recall_queries={self.recall_queries}" if self.recall_queries != RECALL_QUERIES else ""
             )
         return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}{recalled}"
 
@@ -423,7 +428,7 @@ def _check_recall(
     slots = check_int("recall", recall, at_least=0, none_means="no recall tier") or 0
     tokens_per_block = check_int("recall_block", block, at_least=1, none_means="the default block")
     check_int("recall_every", every, at_least=1, none_means="every step")
-    check_int("recall_queries", queries, at_least=0, none_means=f"the last {CHUNK_QUERIES}")
+    check_int("recall_queries", queries, at_least=0, none_means=f"the last {RECALL_QUERIES}")
     if not slots:
         named = [
             f"{name}={value!r}"

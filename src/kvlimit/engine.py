@@ -93,7 +93,7 @@ from .cache.compiled import compile_blocker
 from .checks import check_int
 from .choice import RowChoice
 from .config import LimitConfig
-from .forward import forward_step, prefill_chunk, prefill_spans
+from .forward import forward_step, prefill_chunk, prefill_spans, prompt_tail
 from .frontend import left_padded, stop_reason
 from .integrations import hf
 from .sizing import token_limit
@@ -585,7 +585,9 @@ class ContinuousEngine:
     def _pieces(self, width: int) -> list[tuple[int, int]]:
         """The column spans a prompt of `width` columns is fed in (the last gives the logits)."""
         chunk = prefill_chunk(self._scratch, width, self.config.prefill_chunk)
-        return [(0, width)] if chunk is None else [*prefill_spans(width, chunk), (width - 1, width)]
+        if chunk is None:
+            return [(0, width)]
+        return [*prefill_spans(width, chunk, prompt_tail(self._scratch)), (width - 1, width)]
 
     def _group(self, free: int, *, in_place: bool = False, places: int | None = None) -> list[_Queued]:
         """The queue's head and the prompts after it that are prefilled with it (taken from the queue),

@@ -3,7 +3,8 @@
 Contract: `forward_step(model, cache, input_ids, attention_mask)` is one complete step: plan it on
 the cache, run the model forward with the cache's positions and mask, advance the cache. Custom
 loops, streaming perplexity and the benchmarks use it; `prefill` feeds a long prompt through it in
-chunks (`prefill_spans`), leaving the prompt's last column to generate.
+chunks (`prefill_spans`; with recall, its last tokens one by one), leaving the prompt's last column to
+generate.
 """
 
 from __future__ import annotations
@@ -42,27 +43,41 @@ def forward_step(
     return out
 
 
-def prefill_spans(columns: int, chunk: int) -> list[tuple[int, int]]:
+def prefill_spans(columns: int, chunk: int, tail: int = 0) -> list[tuple[int, int]]:
     """The column spans `[start, end)` that feed all but the last of `columns` prompt columns in chunks.
 
     Chunks of at most `chunk` columns are counted back from the last column, so that every row's
     chunks end at the same distances from its last token, whatever its left padding: a row's chunks,
-    and so what it evicts before each of them, are the same alone as in any batch.
+    and so what it evicts before each of them, are the same alone as in any batch. The last `tail`
+    columns before the last (at most all of them) come one per span: with recall, each of those
+    tokens chooses its recalled blocks by its own query (`prompt_tail`), as a decode step does.
     """
-    ends = range(columns - 1, 0, -chunk)
-    return [(max(0, end - chunk), end) for end in reversed(ends)]
+    tail = min(tail, columns - 1)
+    head = columns - 1 - tail
+    ends = range(head, 0, -chunk)
+    return [(max(0, end - chunk), end) for end in reversed(ends)] + [
+        (c, c + 1) for c in range(head, columns - 1)
+    ]
+
+
+def prompt_tail(cache: BoundedCache) -> int:
+    """The prompt's last columns that `prefill` feeds one per forward: the config's `recall_queries` when
+    the cache recalls (a chunk chooses one set of blocks for all its queries, by their mean; a question at
+    the prompt's end then chooses by its own), else none."""
+    return cache.config.recall_queries if cache.recall_hook is not None else 0
 
 
 def prefill(
     model: Any, cache: BoundedCache, input_ids: torch.Tensor, attention_mask: torch.Tensor, chunk: int
 ) -> None:
-    """Feed a prompt but its last column through `cache` in the chunks of `prefill_spans`.
+    """Feed a prompt but its last column through `cache` in the chunks of `prefill_spans` (its last
+    `prompt_tail(cache)` columns one by one).
 
     generate then runs the last column itself (its logits give the first new token), as a decode
     step (one real token per row): transformers slices the prompt by the columns the cache has seen.
     """
     extra = hf.last_logits_only(model)
-    for start, end in prefill_spans(input_ids.shape[1], chunk):
+    for start, end in prefill_spans(input_ids.shape[1], chunk, prompt_tail(cache)):
         # with their mask columns, chunks are planned as prompt chunks (the phase SnapKV reads)
         forward_step(model, cache, input_ids[:, start:end], attention_mask[:, start:end], **extra)
 

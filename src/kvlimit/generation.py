@@ -133,9 +133,10 @@ def generate(
         recall_every: a decode step chooses a row's blocks afresh every `recall_every` steps (None or 1:
             every step; sooner when what a row can recall changes); between, the row attends the blocks
             it chose last and the step skips the scoring (`kvlimit.cache.recall`, "Choosing every N steps").
-        recall_queries: a prompt chunk chooses its recalled blocks by the mean of its last
-            `recall_queries` queries (None: 8; 0: all of them), where a question at a prompt's end sits
-            (`kvlimit.cache.recall`, "A chunk's last queries").
+        recall_queries: a prompt longer than the limit feeds its last `recall_queries` tokens one per
+            forward (None: 16; 0: none), so that each chooses its recalled blocks by its own query, as a
+            decode step does: a question at a prompt's end chooses what it asks for; the chunks before it
+            choose by the mean of their queries (`kvlimit.forward.prefill_spans`).
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
         compile: True: compile the decode step (torch.compile, the whole forward in one graph, on any

@@ -86,8 +86,8 @@ def replay_logits(
 
     prompt / prompt_mask: (batch, P); continuation: (batch, T). Returns T tensors (batch, vocab): the
     logits after the prompt and after each continuation token but the last, as generation saw them.
-    `chunk`: the prompt is fed as generate prefills it (`kvlimit.forward.prefill_spans`, then its
-    last column as a decode step); None: in one forward.
+    `chunk`: the prompt is fed as generate prefills it (`kvlimit.forward.prefill_spans`, with recall its
+    last `prompt_tail` columns one by one, then its last column as a decode step); None: in one forward.
     """
     outputs = []
 
@@ -99,7 +99,7 @@ def replay_logits(
     if chunk is None:
         logits = forward(prompt, prompt_mask)
     else:
-        for start, end in kvlimit.forward.prefill_spans(width, chunk):
+        for start, end in kvlimit.forward.prefill_spans(width, chunk, kvlimit.forward.prompt_tail(cache)):
             forward(prompt[:, start:end], prompt_mask[:, start:end])
         logits = forward(prompt[:, -1:], None if width > 1 else prompt_mask[:, -1:])
     outputs.append(logits)

@@ -78,14 +78,7 @@ def plan_chunk(
         base = cache.keeper.recall_base(cache)
         cache.recall_hook.open(
             RecallStep(
-                width,
-                recall_columns,
-                base,
-                positions,
-                list(cache.recalled),
-                rows.shift_t.clone(),
-                real,
-                chunk_queries=cache.recall_hook.store.chunk_queries,
+                width, recall_columns, base, positions, list(cache.recalled), rows.shift_t.clone(), real
             )
         )
     return plan, StepInputs(positions, mask, "chunk")

@@ -55,15 +55,11 @@ their growth, writes and picks, by the store's `Homes`).
 Deviations from the papers: InfLLM scores blocks of 128 tokens by a few representative keys, every
 block at one distance, and keeps a GPU cache of blocks; Quest scores pages of 16 tokens of the full
 cache by its bound. Here evicted blocks of 4 tokens are scored by all their keys at their distances
-(or by Quest's bound); a prompt chunk scores by the mean of its last `chunk_queries` queries (8), at
-the mean of their token indices (InfLLM sums all of the chunk's dot products).
-
-A chunk's last queries (`chunk_queries`, `recall_queries`): one choice serves all of a chunk's queries,
-and the tokens that matter most for what comes next are its last (a question at the end of a prompt:
-SnapKV's observation window makes the same bet). The mean of a chunk's 64-256 queries is mostly its
-filler's, so a question's few tokens barely move it; the mean of the last 8 follows them. Every token
-of the chunk then attends what its last queries chose: scoring a long text token by token (streaming
-perplexity) is served a little better by the mean of all (`chunk_queries=0`; README, measured).
+(or by Quest's bound); a prompt chunk scores by the mean of its queries, at the mean of their token
+indices (InfLLM sums the chunk's dot products). One choice then serves all of a chunk's queries, and a
+question at a prompt's end is a few of them: `kvlimit.forward.prefill` feeds a prompt's last
+`recall_queries` tokens one per forward, so that each chooses by its own query (README, "A prompt's
+last queries").
 """
 
 from __future__ import annotations
@@ -79,26 +75,12 @@ from .recall_schedule import ChoiceSchedule
 from .recall_storage import RECALL_GROUP, Homes, RecallGroup, recall_float_dtype
 from .recall_table import BlockTable
 
-__all__ = [
-    "BLOCK",
-    "CHUNK_QUERIES",
-    "RECALL_GROUP",
-    "RecallGroup",
-    "RecallStore",
-    "best_columns",
-    "block_for",
-]
+__all__ = ["BLOCK", "RECALL_GROUP", "RecallGroup", "RecallStore", "best_columns", "block_for"]
 
 #: Tokens per block, unless the recalled slots are fewer or not a multiple (see `block_for`). Measured
 #: with attention recall (README, "Does recall generalize?"): blocks of 4 hold more of the full cache's
 #: attention than blocks of 8 or 16 in the same slots, on both texts, at 1/4 and 1/8 of the context.
 BLOCK = 4
-
-#: A prompt chunk's recalled blocks are chosen by the mean of its last this many queries (0: all of
-#: them). Chosen on the retrieval suite's tune part and streaming perplexity on Botchan (README, "A
-#: chunk's last queries"): the last 8 follow a question at a prompt's end where the mean of 256 dilutes
-#: it. Held out: answers more likely on both parts; streaming perplexity 0.5% worse on another text.
-CHUNK_QUERIES = 8
 
 
 def block_for(slots: int) -> int:
@@ -140,8 +122,6 @@ class RecallStore:
             its distance to the query as the full cache sees it), "keys" (the same at one distance for
             every block) or "bounds" (Quest's bound from each block's per-channel key minimum and maximum).
         every: decode steps between a row's block choices (see "Choosing every N steps" above).
-        chunk_queries: a prompt chunk chooses by the mean of its last `chunk_queries` real queries (0:
-            all of them; see "A chunk's last queries" above).
     """
 
     def __init__(
@@ -155,11 +135,7 @@ class RecallStore:
         block: int | None = None,
         score: str = "distance",
         every: int = 1,
-        chunk_queries: int = CHUNK_QUERIES,
     ):
-        if chunk_queries < 0:
-            raise ValueError(f"chunk_queries={chunk_queries} must be >= 0 (0: all of a chunk's queries)")
-        self.chunk_queries = chunk_queries
         self.groups = [RecallGroup(list(members), rope) for members, rope in groups]
         self._where = {idx: (g, i) for g in self.groups for i, idx in enumerate(g.members)}
         self.slots = slots

@@ -30,8 +30,7 @@ class RecallStep:
     start / columns: where the recall columns are among a layer's keys; base: (batch,) the position
     of each row's first recalled slot; query_positions: (batch, q) the new tokens' positions; real:
     a chunk's (batch, q) real tokens (None in a decode step); recalled: per row, its recalled tokens;
-    shift: (batch,) token index minus position of each row (a position keeper's shift); chunk_queries:
-    how many of each row's last real tokens choose a chunk's blocks (`RecallStore.chunk_queries`, 0: all).
+    shift: (batch,) token index minus position of each row (a position keeper's shift).
     Rotations are made once per step and rotation (`rotate`), not per layer.
     """
 
@@ -42,35 +41,19 @@ class RecallStep:
     recalled: list[int]
     shift: torch.Tensor
     real: torch.Tensor | None = None
-    chunk_queries: int = 0
     _cos_sin: dict[tuple[int, str], tuple[torch.Tensor, torch.Tensor]] = field(default_factory=dict)
     _query_index: torch.Tensor | None = None
-    _choosing: torch.Tensor | None = None
-
-    def choosing(self) -> torch.Tensor:
-        """(batch, q) 1 for the chunk's queries that choose its blocks: each row's last `chunk_queries`
-        real tokens (0: all its real tokens), whatever the padding's place. Made once for every layer of
-        the step."""
-        assert self.real is not None
-        if self._choosing is None:
-            real = self.real.long()
-            if self.chunk_queries:
-                real_from_here = real.flip(1).cumsum(dim=1).flip(1)  # real tokens at or after each column
-                real = real * (real_from_here <= self.chunk_queries).long()
-            self._choosing = real
-        return self._choosing
 
     def query_index(self) -> torch.Tensor:
         """(batch,) the token index each row's recall query stands at: a decode step's token, or the mean
-        index of the chunk's choosing tokens (`choosing`). One tensor for every layer of the step."""
+        index of a chunk's real tokens. One tensor for every layer of the step."""
         if self._query_index is None:
             index = self.query_positions + self.shift[:, None]  # the queries' token indices
             if self.real is None:
                 self._query_index = index[:, 0]
             else:
-                chosen = self.choosing()
-                counted = chosen.sum(dim=1).clamp(min=1)
-                self._query_index = (index * chosen).sum(dim=1) // counted
+                counted = self.real.sum(dim=1).clamp(min=1)
+                self._query_index = (index * self.real).sum(dim=1) // counted
         return self._query_index
 
     def rotate(self, rope: Any, what: str, x: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
@@ -144,9 +127,9 @@ class RecallHook:
         unrotated = step.rotate(rope, "query", query, -step.query_positions[:, None, :])
         if step.real is None:
             query_vector = unrotated[:, :, 0]
-        else:  # a chunk: the mean of its last real queries (`RecallStep.chunk_queries`)
-            chosen = step.choosing()[:, None, :, None].to(unrotated.dtype)
-            query_vector = (unrotated * chosen).sum(dim=2) / chosen.sum(dim=2).clamp(min=1)
+        else:  # a chunk: the mean of its real queries (InfLLM sums the chunk's scores)
+            real = step.real[:, None, :, None].to(unrotated.dtype)
+            query_vector = (unrotated * real).sum(dim=2) / real.sum(dim=2).clamp(min=1)
         query_index = step.query_index()
         # keys kept at their token indices are turned to their positions by the store, one rotation a
         # block; keys kept unrotated take the step's rotation, made once for every layer
