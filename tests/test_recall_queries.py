@@ -60,7 +60,6 @@ def test_a_one_column_chunk_recalls_what_a_decode_step_does(family):
     cache.recall_hook.record_recalled = True
     for start in range(0, 36, 4):
         kvlimit.forward_step(model, cache, ids[:, start : start + 4], mask[:, start : start + 4])
-    compared = 0
     for column in range(36, 40):
         as_decode = copy.deepcopy(cache)
         chunk_out = kvlimit.forward_step(
@@ -71,8 +70,6 @@ def test_a_one_column_chunk_recalls_what_a_decode_step_does(family):
         assert chunked.keys() == decoded.keys() and chunked
         assert all(torch.equal(chunked[layer], decoded[layer]) for layer in chunked)
         torch.testing.assert_close(chunk_out.logits, decode_out.logits, atol=2e-5, rtol=1e-4)
-        compared += 1
-    assert compared == 4
 
 
 def _by_hand(model, ids, spans):
