@@ -427,7 +427,7 @@ def test_the_profile_has_the_cases_it_promises() -> None:
     assert len({c.recall_block for c in recalled}) >= 3  # the default and given block sizes
     assert any(c.recall_store for c in recalled) and any(c.mode == "beams" for c in recalled)
     assert {c.recall_every for c in recalled} >= {None, 2, 3}
-    queries = {c.recall_queries for c in recalled}  # the default, all of a chunk's, and its last few
+    queries = {c.recall_queries for c in recalled}  # the default tail, none, and a short one
     assert queries >= {None, 0} and queries & {1, 2}, queries
     assert {c.kv_dtype for c in seen} == {None, *KV_DTYPES} and {c.kv_group for c in seen if c.kv_dtype} >= {
         None,

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from . import models as _models
 from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
-from .config import CACHE_OPTIONS, RECALL_DTYPES, RECALL_SCORES, parse_bytes
+from .config import CACHE_OPTIONS, RECALL_DTYPES, RECALL_QUERIES, RECALL_SCORES, parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
 from .policies import POLICIES, RENAMED_SETTINGS, declared_settings, policies_taking, policy_names
 
@@ -122,7 +122,7 @@ def add_recall_arguments(group: Any) -> None:
     group.add_argument("--recall-every", metavar="N", type=int, default=None,
                        help=f"{declared('recall_every')} (default: 1, every step)")  # fmt: skip
     group.add_argument("--recall-queries", metavar="N", type=int, default=None,
-                       help=f"{declared('recall_queries')} (default: 16)")  # fmt: skip
+                       help=f"{declared('recall_queries')} (default: {RECALL_QUERIES})")  # fmt: skip
 
 
 def recall_score_name(text: str) -> str:

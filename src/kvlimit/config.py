@@ -74,6 +74,12 @@ class Option:
     default_text: str
 
 
+#: With recall, a chunked prompt's last this many tokens are fed one per forward, so that each chooses
+#: its recalled blocks by its own query (`kvlimit.forward.prefill_spans`); the chunks before choose by
+#: the mean of their queries. Chosen on the retrieval suite's tune part (README, "A prompt's last
+#: queries"): a question at a prompt's end chooses what it asks for, where a chunk's mean dilutes it.
+RECALL_QUERIES = 16
+
 #: The cache's own settings (a policy's settings are declared in its dataclass).
 CACHE_OPTIONS = (
     Option(
@@ -160,7 +166,7 @@ CACHE_OPTIONS = (
         "chooses what it asks for; the chunks before choose by the mean of their queries); 0: none, the "
         "prompt's last chunk chooses by its mean",
         "N",
-        "16",
+        str(RECALL_QUERIES),
     ),
 )
 
@@ -168,11 +174,6 @@ CACHE_OPTIONS = (
 RECALL_DTYPES = ("int8", "int4", "bfloat16", "float16")
 #: How the recall tier scores its blocks (`kvlimit.cache.recall`).
 RECALL_SCORES = ("keys", "bounds", "distance")
-#: With recall, a chunked prompt's last this many tokens are fed one per forward, so that each chooses
-#: its recalled blocks by its own query (`kvlimit.forward.prefill_spans`); the chunks before choose by
-#: the mean of their queries. Chosen on the retrieval suite's tune part (README, "A prompt's last
-#: queries"): a question at a prompt's end chooses what it asks for, where a chunk's mean dilutes it.
-RECALL_QUERIES = 16
 
 
 def argument_names() -> tuple[str, ...]:
