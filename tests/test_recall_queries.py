@@ -4,8 +4,9 @@ Oracles: the spans by hand, and properties over random prompts (the head's spans
 prompt's without a tail, the tail one column each); a one-column prompt chunk recalls exactly what
 a decode step of the same token recalls (every layer, every head); `kvlimit.generate` equals a hand
 loop over the spans (the prompt is fed as the spans say), and the tail changes what is recalled;
-each row of a left-padded batch against the row alone; the engine against `kvlimit.generate`; the
-argument checks and the command line's flag.
+each row of a left-padded batch against the row alone; the engine against `kvlimit.generate`, and
+the steps it admits a long prompt in (the tail's pieces share steps); the argument checks and the
+command line's flag.
 """
 
 import copy
@@ -143,3 +144,39 @@ def test_recall_queries_is_checked():
     assert kvlimit.LimitConfig.create(LIMIT, recall=RECALL).recall_queries == RECALL_QUERIES == 16
     args = build_parser().parse_args(["generate", "hi", "--recall", "4", "--recall-queries", "3"])
     assert recall_from_args(args)["recall_queries"] == 3
+
+
+def test_the_engine_feeds_the_tail_in_the_steps_one_chunk_takes():
+    """Without a `prefill_chunk`, a step feeds prompt pieces up to the chunk the prompt is fed in, so the
+    tail's one-token pieces and the last column share steps: a long prompt is admitted in one step per
+    chunk and as few steps as its tail and last column fill (one step per piece before), while the
+    decoding row gets its token in every step, and the long prompt's tokens are still its own alone."""
+    model = make_model("llama")
+    queries = 6
+    config = kvlimit.LimitConfig.create(LIMIT, recall=RECALL, recall_queries=queries)
+    decoding = {"max_new_tokens": 30, "do_sample": False}
+    generator = torch.Generator().manual_seed(7)
+    short = Request("short", [5, 6, 7])
+    long = Request("long", torch.randint(3, 100, (41,), generator=generator).tolist())
+    engine = ContinuousEngine(model, config, rows=2, decoding=decoding, seed=0)
+    engine.submit(short)
+    while engine.active == 0:
+        engine.step()
+    engine.submit(long)
+    steps = 0
+    while True:
+        events = engine.step()
+        steps += 1
+        assert short.id in [e.id for e in events if isinstance(e, kvlimit.Token)]
+        if any(e.id == long.id for e in events):
+            break
+    chunk = prefill_chunk(kvlimit.build_cache(model, config), len(long.input_ids))
+    assert chunk is not None and chunk > 1
+    head = len(prefill_spans(len(long.input_ids), chunk, queries)) - queries
+    assert steps == head + -(-(queries + 1) // chunk)  # the tail and the last column, `chunk` a step
+    got = {}
+    while engine.busy:
+        got.update({e.id: e.tokens for e in engine.step() if isinstance(e, kvlimit.Finished)})
+    ids = torch.tensor([long.input_ids])
+    alone = kvlimit.generate(model, input_ids=ids, cache_limit=config, pad_token_id=0, **decoding)
+    assert got[long.id] == alone[0, ids.shape[1] :].tolist()

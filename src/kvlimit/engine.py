@@ -15,8 +15,9 @@ of its own) through one `BoundedCache` of R rows. Two ways to drive it, from one
   sequence that ended. The rows stay in the batch (a free row decodes too; its token is never read).
 
 A step feeds prompt pieces through the prefill (the queue's head first, once the rows have room for its
-sequences): one piece, and more while they add up to at most the config's `prefill_chunk` tokens, then
-decodes every active row in one forward. Prompts are prefilled in a cache of their own built from the
+sequences): one piece, and more while they add up to at most the config's `prefill_chunk` tokens (without
+one, the chunk the prompt is fed in: so the one-token pieces of a recalling prompt's tail, `prompt_tail`,
+share a step), then decodes every active row in one forward. Prompts are prefilled in a cache of their own built from the
 same config, in the chunks `kvlimit.generate` feeds them in (the config's `prefill_chunk`; else, when
 longer than the limit, the policy's; else whole), so a long prompt costs the decoding rows one chunk's
 forward per step rather than its whole prefill. Several prompts are prefilled together: the queue's
@@ -241,6 +242,7 @@ class _Prefill:
     mask: torch.Tensor | None
     pieces: list[tuple[int, int]]
     started: float
+    chunk: int = 0  # the chunk the prompts are fed in (0: whole)
     in_place: bool = False
     borrowed: int | None = None
 
@@ -510,9 +512,9 @@ class ContinuousEngine:
     def _prefill_pieces(self, events: list[Token | Finished]) -> None:
         """Feed prompt pieces (starting the queue's head, with the prompts that join it, when the rows
         have room for their sequences): at least one, and more while their tokens stay within the
-        config's `prefill_chunk`; after the prompts' last column, start their sequences. Without a
-        prefill cache: every group the free rows take, each whole."""
-        budget, fed = self.config.prefill_chunk or 0, 0
+        config's `prefill_chunk` (else the prompts' own chunk); after the prompts' last column, start
+        their sequences. Without a prefill cache: every group the free rows take, each whole."""
+        fed = 0
         while self._prefill is not None or self._start_prefill():
             assert self._prefill is not None
             if self._prefill.borrowed is not None:  # its rows decode in this step's forward: feed it whole
@@ -520,7 +522,7 @@ class ContinuousEngine:
                     self._feed(events)
                 continue  # and the next group, while free rows are left: a free row's forward is wasted
             start, end = self._prefill.pieces[0]
-            if fed and fed + end - start > budget:
+            if fed and fed + end - start > (self.config.prefill_chunk or self._prefill.chunk):
                 return
             fed += end - start
             self._feed(events)
@@ -549,10 +551,9 @@ class ContinuousEngine:
             ids, mask = group[0].ids, None
         else:  # left-padded to one width: each row is planned as it is alone
             ids, mask = left_padded([q.ids[0].tolist() for q in group], 0, self.device)
-        pieces = self._pieces(ids.shape[1])
-        self._prefill = _Prefill(
-            list(enumerate(group)), ids, mask, pieces, time.perf_counter(), borrowed=borrowed
-        )
+        pieces, chunk = self._pieces(ids.shape[1]), self._chunk(ids.shape[1])
+        members = list(enumerate(group))
+        self._prefill = _Prefill(members, ids, mask, pieces, time.perf_counter(), chunk, borrowed=borrowed)
         return True
 
     def _free_run(self) -> tuple[int, int]:
@@ -578,14 +579,20 @@ class ContinuousEngine:
         prompts += [prompts[0]] * (len(self._rows) - len(prompts))
         ids, mask = left_padded(prompts, 0, self.device)
         self.cache.reset()  # `open` gave it empty rows for load_row; the prompts' forward makes them
-        pieces = self._pieces(ids.shape[1])
+        pieces, chunk = self._pieces(ids.shape[1]), self._chunk(ids.shape[1])
         mask_or_none = None if len(prompts) == 1 else mask
-        self._prefill = _Prefill(members, ids, mask_or_none, pieces, time.perf_counter(), in_place=True)
+        self._prefill = _Prefill(
+            members, ids, mask_or_none, pieces, time.perf_counter(), chunk, in_place=True
+        )
+
+    def _chunk(self, width: int) -> int:
+        """The chunk a prompt of `width` columns is fed in, as `kvlimit.generate` feeds it (0: whole)."""
+        return prefill_chunk(self._scratch, width, self.config.prefill_chunk) or 0
 
     def _pieces(self, width: int) -> list[tuple[int, int]]:
         """The column spans a prompt of `width` columns is fed in (the last gives the logits)."""
-        chunk = prefill_chunk(self._scratch, width, self.config.prefill_chunk)
-        if chunk is None:
+        chunk = self._chunk(width)
+        if not chunk:
             return [(0, width)]
         return [*prefill_spans(width, chunk, prompt_tail(self._scratch)), (width - 1, width)]
 
