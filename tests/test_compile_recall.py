@@ -83,6 +83,8 @@ def test_compiled_recall_equals_eager(family):
         ("llama", dict(num_beams=3, num_return_sequences=2, do_sample=True)),
         ("llama", dict(do_sample=False, recall_store=8 * RECALL, max_new_tokens=80)),  # rings wrap
         ("gemma", dict(do_sample=True, recall_score="keys")),
+        ("llama", dict(do_sample=False, recall_positions="packed")),
+        ("gemma", dict(do_sample=True, recall_score="keys", recall_positions="packed")),
         ("llama", dict(do_sample=False, policy="window", recall=8)),
         ("phi3", dict(do_sample=False, recall=8, recall_block=2)),
         ("llama", dict(do_sample=False, recall_dtype="int8", recall_store=8 * RECALL, max_new_tokens=80)),
@@ -206,7 +208,7 @@ def test_no_host_read_inside_a_recall_step():
     counts = {}
     for new_tokens in (40, 40, 140):
         with _HostReads() as reads:
-            kvlimit.generate(model, **kwargs, max_new_tokens=new_tokens)
+            kvlimit.generate(model, **kwargs, max_new_tokens=new_tokens, min_new_tokens=new_tokens)
         counts[new_tokens] = reads.count
     assert counts[140] - counts[40] == 100
     assert compile_counters()["graphs"] == 1
@@ -383,6 +385,7 @@ def recall_runs(draw: st.DrawFn) -> dict:
         recall_score=draw(st.sampled_from(["distance", "keys"])),
         recall_block=draw(st.sampled_from([None, 1, 2])),
         recall_every=draw(st.sampled_from([None, None, 2, 3])),
+        recall_positions=draw(st.sampled_from([None, None, "packed"])),
         prefill_chunk=draw(st.none() | st.integers(1, limit - recall - 4)),
         max_new_tokens=draw(st.integers(limit, 3 * limit)),
         seed=draw(st.integers(0, 2**16)),

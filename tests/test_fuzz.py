@@ -4,7 +4,8 @@ Hypothesis draws a family, 1-2 layers, an attention implementation, 1-3 left-pad
 (in tokens or as a byte budget), a policy with its settings, the positions mode of learned-position
 models, a decoding mode (greedy, sampling with processors, beam search with
 `num_return_sequences`), `prefill_chunk`, `kv_dtype` and `kv_group`, the recall tier (`recall`,
-`recall_store`, `recall_dtype`, `recall_score`, `recall_block`, `recall_every`, `recall_queries`: positional policies on the families it serves), `max_new_tokens` and
+`recall_store`, `recall_dtype`, `recall_score`, `recall_block`, `recall_every`, `recall_queries`,
+`recall_positions`: positional policies on the families it serves), `max_new_tokens` and
 `min_new_tokens`: every option generate takes (a test checks the draws against the declarations).
 Every case must:
 
@@ -112,6 +113,7 @@ class Case:
     recall_block: int | None = None
     recall_every: int | None = None
     recall_queries: int | None = None
+    recall_positions: str | None = None
 
     @property
     def limit_options(self) -> dict[str, Any]:
@@ -133,6 +135,7 @@ class Case:
             "recall_block",
             "recall_every",
             "recall_queries",
+            "recall_positions",
         ):
             if getattr(self, name) is not None:
                 options[name] = getattr(self, name)
@@ -224,8 +227,10 @@ def cases(draw: st.DrawFn) -> Case:
     block = None if case.seed % 3 == 0 or recall is None else _divisor(recall, 1 + case.seed % 8)
     every = None if recall is None else (None, None, 2, 3)[case.seed // 7 % 4]  # choices every N steps
     queries = None if recall is None else (None, 0, 1, 2)[case.seed // 29 % 4]  # a chunk's choosing queries
+    places = None if recall is None else (None, "packed")[case.seed // 53 % 2]  # where recalled tokens sit
     mixed = "k8v4" if kv_dtype == "int4" and case.seed % 2 else kv_dtype
-    return replace(case, recall_block=block, recall_every=every, recall_queries=queries, kv_dtype=mixed)
+    return replace(case, recall_block=block, recall_every=every, recall_queries=queries, recall_positions=places,
+                   kv_dtype=mixed)  # fmt: skip
 
 
 def _divisor(slots: int, near: int) -> int:
@@ -429,6 +434,7 @@ def test_the_profile_has_the_cases_it_promises() -> None:
     assert {c.recall_every for c in recalled} >= {None, 2, 3}
     queries = {c.recall_queries for c in recalled}  # the default tail, none, and a short one
     assert queries >= {None, 0} and queries & {1, 2}, queries
+    assert {c.recall_positions for c in recalled} == {None, "packed"}
     assert {c.kv_dtype for c in seen} == {None, *KV_DTYPES} and {c.kv_group for c in seen if c.kv_dtype} >= {
         None,
         8,

@@ -136,7 +136,16 @@ def _recall_store(
         score=config.recall_score,
         block=block,
         every=config.recall_every,
+        place=config.recall_positions,
+        max_distance=trained_context(model),
     )
+
+
+def trained_context(model: Any) -> int | None:
+    """The model's `max_position_embeddings` (its trained context: the farthest a recalled token is
+    placed), or None when it has none."""
+    value = getattr(hf.text_config(model), "max_position_embeddings", None)
+    return int(value) if isinstance(value, int) and value > 0 else None
 
 
 def recall_block(model: Any, config: LimitConfig, limit: int) -> tuple[int, int]:

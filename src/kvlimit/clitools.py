@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from . import models as _models
 from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
-from .config import CACHE_OPTIONS, RECALL_DTYPES, RECALL_QUERIES, RECALL_SCORES, parse_bytes
+from .config import CACHE_OPTIONS, RECALL_DTYPES, RECALL_PLACES, RECALL_QUERIES, RECALL_SCORES, parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
 from .policies import POLICIES, RENAMED_SETTINGS, declared_settings, policies_taking, policy_names
 
@@ -108,7 +108,7 @@ def kv_storage_from_args(args: argparse.Namespace) -> dict[str, Any]:
 
 def add_recall_arguments(group: Any) -> None:
     """`--recall R`, `--recall-store N|SIZE`, `--recall-dtype D`, `--recall-score S`, `--recall-block N`
-    `--recall-every N` and `--recall-queries N`: the recall tier of one cache."""
+    `--recall-every N`, `--recall-queries N` and `--recall-positions P`: the recall tier of one cache."""
     group.add_argument("--recall", metavar="R", type=int, default=0,
                        help=f"{declared('recall')} (default: 0, off)")  # fmt: skip
     group.add_argument("--recall-store", metavar="N|SIZE", default=None,
@@ -123,6 +123,8 @@ def add_recall_arguments(group: Any) -> None:
                        help=f"{declared('recall_every')} (default: 1, every step)")  # fmt: skip
     group.add_argument("--recall-queries", metavar="N", type=int, default=None,
                        help=f"{declared('recall_queries')} (default: {RECALL_QUERIES})")  # fmt: skip
+    group.add_argument("--recall-positions", metavar="|".join(RECALL_PLACES), default=None,
+                       help=f"{declared('recall_positions')} (default: distance)")  # fmt: skip
 
 
 def recall_score_name(text: str) -> str:
@@ -133,13 +135,19 @@ def recall_score_name(text: str) -> str:
 
 
 def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """LimitConfig's recall, recall_store, recall_dtype, recall_score, recall_block, recall_every and
-    recall_queries from `--recall`, `--recall-store`, `--recall-dtype`, `--recall-score`, `--recall-block`,
-    `--recall-every` and `--recall-queries` (validated by `LimitConfig.create`; the words checked here)."""
+    """LimitConfig's recall, recall_store, recall_dtype, recall_score, recall_block, recall_every,
+    recall_queries and recall_positions from `--recall`, `--recall-store`, `--recall-dtype`, `--recall-score`,
+    `--recall-block`, `--recall-every`, `--recall-queries` and `--recall-positions` (validated by
+    `LimitConfig.create`; the words checked here)."""
     dtype = args.recall_dtype.strip().lower()
     if dtype not in ("none", *RECALL_DTYPES):
         raise CLIError(f"--recall-dtype {args.recall_dtype!r} is not one of none, {', '.join(RECALL_DTYPES)}")
     score = None if args.recall_score is None else recall_score_name(args.recall_score.strip().lower())
+    places = None if args.recall_positions is None else args.recall_positions.strip().lower()
+    if places is not None and places not in RECALL_PLACES:
+        raise CLIError(
+            f"--recall-positions {args.recall_positions!r} is not one of {', '.join(RECALL_PLACES)}"
+        )
     return {
         "recall": args.recall or None,
         "recall_store": args.recall_store,
@@ -148,6 +156,7 @@ def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "recall_block": args.recall_block,
         "recall_every": args.recall_every,
         "recall_queries": args.recall_queries,
+        "recall_positions": places,
     }
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
+from .cache.recall import RECALL_PLACES as RECALL_PLACES
 from .checks import check_int
 from .policies import RENAMED_SETTINGS, EvictionPolicy, declared_settings, make_policy
 
@@ -168,6 +169,14 @@ CACHE_OPTIONS = (
         "N",
         str(RECALL_QUERIES),
     ),
+    Option(
+        "recall_positions",
+        "with recall: where recalled tokens are attended, distance (each at its own distance from the query, "
+        "as the full cache holds it, at most the model's trained context) or packed (side by side between the "
+        "sinks and the recent window, as close as they can be)",
+        "P",
+        "distance",
+    ),
 )
 
 #: Dtypes the recall store keeps besides the model's: quantized codes, or 16-bit floats.
@@ -213,6 +222,8 @@ class LimitConfig:
             N steps"); 1 chooses every step.
         recall_queries: a prompt fed in chunks feeds its last this many tokens one per forward, each
             choosing its recalled blocks by its own query (`kvlimit.forward.prefill_spans`); 0: none.
+        recall_positions: "distance" (each recalled token at its own distance from the query, at most the
+            model's trained context) or "packed" (side by side before the recent window).
     """
 
     cache_limit_tokens: int | None
@@ -230,6 +241,7 @@ class LimitConfig:
     recall_block: int | None = None
     recall_every: int = 1
     recall_queries: int = RECALL_QUERIES
+    recall_positions: str = "distance"
 
     @classmethod
     def create(
@@ -248,6 +260,7 @@ class LimitConfig:
         recall_block: int | None = None,
         recall_every: int | None = None,
         recall_queries: int | None = None,
+        recall_positions: str | None = None,
         **policy_settings: Any,
     ) -> LimitConfig:
         """Validate user arguments. `policy_settings` (e.g. ``n_sink=2``) configure a policy named by string."""
@@ -277,6 +290,7 @@ class LimitConfig:
             recall_block,
             recall_every,
             recall_queries,
+            recall_positions,
             policy_obj,
             tokens,
         )
@@ -309,7 +323,8 @@ class LimitConfig:
         return cls(tokens, budget, policy_obj, mode, prefill_chunk, kv_dtype, group, recall_slots, store_tokens,
                    store_bytes, recall_dtype, recall_score or "distance", recall_block,
                    1 if recall_every is None else recall_every,
-                   RECALL_QUERIES if recall_queries is None else recall_queries)  # fmt: skip
+                   RECALL_QUERIES if recall_queries is None else recall_queries,
+                   recall_positions or "distance")  # fmt: skip
 
     @classmethod
     def from_arguments(cls, arguments: dict[str, Any]) -> LimitConfig | None:
@@ -350,6 +365,7 @@ class LimitConfig:
             recall_block=given.pop("recall_block"),
             recall_every=given.pop("recall_every"),
             recall_queries=given.pop("recall_queries"),
+            recall_positions=given.pop("recall_positions"),
             **given,
         )
 
@@ -403,6 +419,9 @@ class LimitConfig:
             recalled += (
                 f", recall_queries={self.recall_queries}" if self.recall_queries != RECALL_QUERIES else ""
             )
+            recalled += (
+                f", recall_positions={self.recall_positions}" if self.recall_positions != "distance" else ""
+            )
         return f"cache_limit={limit}, policy={self.policy.describe()}, positions={self.positions}{stored}{recalled}"
 
 
@@ -422,6 +441,7 @@ def _check_recall(
     block: object,
     every: object,
     queries: object,
+    places: object,
     policy: EvictionPolicy,
     tokens: int | None,
 ) -> int:
@@ -440,6 +460,7 @@ def _check_recall(
                 ("recall_block", block),
                 ("recall_every", every),
                 ("recall_queries", queries),
+                ("recall_positions", places),
             )
             if value is not None
         ]
@@ -455,6 +476,11 @@ def _check_recall(
         )
     if score is not None and score not in RECALL_SCORES:
         raise ValueError(f"recall_score={score!r} is not one of {', '.join(map(repr, RECALL_SCORES))}")
+    if places is not None and places not in RECALL_PLACES:
+        raise ValueError(
+            f"recall_positions={places!r} is not one of {', '.join(map(repr, RECALL_PLACES))} or None "
+            f"(distance){suggest(str(places), RECALL_PLACES)}"
+        )
     if tokens_per_block is not None and slots % tokens_per_block:
         divisors = [d for d in range(1, slots + 1) if slots % d == 0]
         raise ValueError(

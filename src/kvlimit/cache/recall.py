@@ -34,10 +34,12 @@ text recall was tuned on and one it never saw, at a quarter of the context; "key
 (the first default) 0.82 and 0.91. The bound is too loose to find a five-digit key (0.3 and 0.5 of the
 needles at R = 64 and 128, limit 256, where the exact score finds all but one).
 
-`recall(layer, query, query_index, base=)` scores a row's full blocks against a query, takes the best
-`slots // block` blocks per row and KV head (per head: heads of one layer look for different things;
-measured better than one choice per layer, README), and returns them in their original order, at the
-positions the cache reserves between the sinks and the recent window (`base`), or unrotated. Which blocks a row holds is that row's own: rows never share an open block, beam reorders
+`recall(layer, query, query_index, base=, shift=, newest=)` scores a row's full blocks against a query,
+takes the best `slots // block` blocks per row and KV head (per head: heads of one layer look for
+different things; measured better than one choice per layer, README), and returns them in their
+original order, rotated to where the step attends them (`place`, `block_positions`: each token at its
+own distance from the query, as the full cache holds it, at most `max_distance`; or "packed" at the
+positions the cache reserves between the sinks and the recent window, from `base`), or unrotated. Which blocks a row holds is that row's own: rows never share an open block, beam reorders
 move references to closed blocks (shared, counted) and copy an open one, and the oldest blocks of a
 row go first once it holds `capacity` tokens.
 
@@ -108,6 +110,38 @@ def best_columns(scores: torch.Tensor, picks: int) -> torch.Tensor:
     return keys.topk(picks, dim=-1, sorted=False).indices.sort(dim=-1).values
 
 
+#: Where recalled tokens are attended (`recall_positions`): "distance", each at its own distance from
+#: the query (as the full cache holds it; at most the model's trained context), or "packed", the blocks
+#: side by side in time order between the sinks and the recent window.
+RECALL_PLACES = ("distance", "packed")
+
+
+def block_positions(
+    place: str,
+    first: torch.Tensor,
+    base: torch.Tensor,
+    shift: torch.Tensor,
+    newest: torch.Tensor,
+    block: int,
+    max_distance: int | None,
+) -> torch.Tensor:
+    """(batch, kv_heads, picks) the position each recalled block's first token takes (its others follow
+    it): blocks `first` (batch, kv_heads, picks) by their first tokens' indices, in time order.
+
+    "packed": block k of row b at `base[b] + k * block` (the recall columns' own positions). "distance":
+    at its token index less the row's `shift` (batch,) (token index minus position: the recent window's
+    own offset), so that the query sees it at the distance the full cache does, but no farther than
+    `max_distance` from the row's `newest` (batch,) query position (None: no bound).
+    """
+    if place == "packed":
+        column = torch.arange(first.shape[2], device=first.device)[None, None, :] * block
+        return base.to(first.device)[:, None, None] + column
+    at = first - shift.to(first.device)[:, None, None]
+    if max_distance is None:
+        return at
+    return torch.maximum(at, (newest.to(first.device) - max_distance)[:, None, None])
+
+
 class RecallStore:
     """Evicted keys and values in blocks, per row (see the module docstring).
 
@@ -122,6 +156,10 @@ class RecallStore:
             its distance to the query as the full cache sees it), "keys" (the same at one distance for
             every block) or "bounds" (Quest's bound from each block's per-channel key minimum and maximum).
         every: decode steps between a row's block choices (see "Choosing every N steps" above).
+        place: where recalled tokens are attended, "packed" or "distance" (`block_positions`; the
+            config's default, `recall_positions`, is "distance").
+        max_distance: under "distance", the farthest a recalled token is placed from the query (the
+            model's trained context; None: no bound).
     """
 
     def __init__(
@@ -135,6 +173,8 @@ class RecallStore:
         block: int | None = None,
         score: str = "distance",
         every: int = 1,
+        place: str = "packed",
+        max_distance: int | None = None,
     ):
         self.groups = [RecallGroup(list(members), rope) for members, rope in groups]
         self._where = {idx: (g, i) for g in self.groups for i, idx in enumerate(g.members)}
@@ -153,6 +193,9 @@ class RecallStore:
         if score not in ("keys", "bounds", "distance"):
             raise ValueError(f"score={score!r} is not one of 'keys', 'bounds', 'distance'")
         self.score = score
+        if place not in RECALL_PLACES:
+            raise ValueError(f"place={place!r} is not one of {', '.join(map(repr, RECALL_PLACES))}")
+        self.place, self.max_distance = place, max_distance
         #: which rows choose in a decode step (`recall_every`); the open step's decision, and per layer
         #: the block ids each row chose last (batch, kv_heads, picks), kept when `every` > 1
         self.schedule = ChoiceSchedule(every)
@@ -288,6 +331,8 @@ class RecallStore:
         query_index: torch.Tensor | None = None,
         *,
         base: torch.Tensor | None = None,
+        shift: torch.Tensor | None = None,
+        newest: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The best blocks of every row for `query` (batch, heads, head_dim), unrotated, the query of the
         token `query_index` (batch,) of each row (the "distance" score reads it).
@@ -296,8 +341,9 @@ class RecallStore:
         `slots`), in their original order, and the block ids taken (batch, picks, kv_heads) (-1 where a
         row had fewer blocks: its columns hold another block's tokens and must be masked, as
         `recallable()` says). Keys come back unrotated, or with `base` (batch,) rotated to the positions
-        the attention gives them: column c of row b at `base[b] + c` (under "distance" one rotation per
-        block, from its tokens' indices to their positions, instead of one back to 0 and one forward).
+        the attention gives them (`positions`: the recall columns' own, from `base`, or each block's
+        own distance, from the rows' `shift` and `newest` query positions (batch,)), one rotation per
+        block when the store keeps keys at their token indices.
         """
         group, i = self._where[layer]
         homes = self.homes
@@ -318,7 +364,8 @@ class RecallStore:
         at = chosen.clamp(min=0)
         keys = group.pick(group.keys, i, at.to(homes.keys), homes, heads_index.to(homes.keys))
         values = group.pick(group.values, i, at.to(homes.values), homes, heads_index.to(homes.values))
-        keys = self._turned(group, keys, at, base).reshape(batch, kv_heads, picks * self.block, dim)
+        placed = None if base is None else self.positions(at, base, shift, newest)
+        keys = self._turned(group, keys, at, placed).reshape(batch, kv_heads, picks * self.block, dim)
         values = values.reshape(batch, kv_heads, picks * self.block, -1)
         return (
             keys.to(query.device, non_blocking=True),
@@ -379,27 +426,44 @@ class RecallStore:
             self._step_memo = (table, table.clamp(min=0), absent)
         return self._step_memo
 
+    def positions(
+        self,
+        at: torch.Tensor,
+        base: torch.Tensor,
+        shift: torch.Tensor | None = None,
+        newest: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """(batch, kv_heads, picks) the position of the first token of each block `at` (batch, kv_heads,
+        picks) in the step's attention (`block_positions`: the store's `place`)."""
+        assert self.block_first is not None
+        first = self.block_first.to(at.device)[at]
+        if self.place == "distance" and (shift is None or newest is None):
+            raise ValueError(
+                "recall_positions='distance' places blocks by the rows' shift: pass shift and newest"
+            )
+        zeros = torch.zeros_like(base)
+        return block_positions(self.place, first, base, zeros if shift is None else shift,
+                               zeros if newest is None else newest, self.block, self.max_distance)  # fmt: skip
+
     def _turned(
-        self, group: RecallGroup, keys: torch.Tensor, at: torch.Tensor, base: torch.Tensor | None
+        self, group: RecallGroup, keys: torch.Tensor, at: torch.Tensor, placed: torch.Tensor | None
     ) -> torch.Tensor:
         """`keys` (batch, kv_heads, picks, block, dim) of blocks `at` (batch, kv_heads, picks) as
-        stored, turned unrotated (`base` None) or to positions `base` + their column (see `recall`)."""
+        stored, turned unrotated (`placed` None) or each block's tokens to `placed` (batch, kv_heads,
+        picks) and the positions after it (see `recall`)."""
         if group.rope is None:
             return keys
-        column = torch.arange(at.shape[2], device=at.device)[None, None, :] * self.block
         if self._at_index(group):
             assert self.block_first is not None
             first = self.block_first.to(at.device)[at]  # (batch, kv_heads, picks) each block's first index
-            if base is None:  # back to 0: each token by its own index
+            if placed is None:  # back to 0: each token by its own index
                 delta = -(first[..., None] + torch.arange(self.block, device=at.device))
-            else:  # a block's tokens are consecutive, as are their columns: one distance per block
-                delta = (base.to(at.device)[:, None, None] + column - first)[..., None]
-        elif base is None:
+            else:  # a block's tokens are consecutive, as are their positions: one distance per block
+                delta = (placed.to(at.device) - first)[..., None]
+        elif placed is None:
             return keys
         else:
-            delta = (base.to(at.device)[:, None, None] + column)[..., None] + torch.arange(
-                self.block, device=at.device
-            )
+            delta = placed.to(at.device)[..., None] + torch.arange(self.block, device=at.device)
         cos, sin = group.rope.cos_sin(delta, keys.device)
         return group.rope.apply(keys, cos, sin)
 

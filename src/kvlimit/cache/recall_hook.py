@@ -131,15 +131,18 @@ class RecallHook:
             real = step.real[:, None, :, None].to(unrotated.dtype)
             query_vector = (unrotated * real).sum(dim=2) / real.sum(dim=2).clamp(min=1)
         query_index = step.query_index()
-        # keys kept at their token indices are turned to their positions by the store, one rotation a
-        # block; keys kept unrotated take the step's rotation, made once for every layer
-        at_index = self.store.keeps_index(layer_idx)
+        # keys kept at their token indices, or placed at their own distances, are turned to their
+        # positions by the store, one rotation a block; keys kept unrotated and packed take the step's
+        # rotation, made once for every layer
+        packed = self.store.place == "packed" and not self.store.keeps_index(layer_idx)
+        newest = step.query_positions[:, -1]
         keys, values, chosen = self.store.recall(
-            layer_idx, query_vector, query_index, base=step.base if at_index else None
-        )
+            layer_idx, query_vector, query_index, base=None if packed else step.base, shift=step.shift,
+            newest=newest,
+        )  # fmt: skip
         n = keys.shape[2]
         positions = step.base[:, None] + torch.arange(n, device=step.base.device)[None, :]
-        if not at_index:
+        if packed:
             keys = step.rotate(rope, "keys", keys, positions[:, None, :])
         start, stop = step.start, step.start + step.columns
         key[:, :, start : start + n] = keys
@@ -151,7 +154,10 @@ class RecallHook:
             index = self.store.token_indices(chosen)
             counts = torch.tensor(step.recalled, device=index.device)
             index = torch.where(torch.arange(n, device=index.device) < counts[:, None, None], index, -1)
-            self.last_recalled[layer_idx] = (index, positions[:, None, :].expand_as(index))
+            at = chosen.transpose(1, 2).clamp(min=0)  # (batch, kv_heads, picks)
+            first = self.store.positions(at, step.base, step.shift, newest)
+            placed = (first[..., None] + torch.arange(self.store.block, device=first.device)).flatten(2)
+            self.last_recalled[layer_idx] = (index, placed.expand_as(index))
 
     def close(self) -> None:
         """The step's forward is done: `fill` does nothing until the next step opens."""

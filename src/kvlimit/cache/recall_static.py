@@ -46,7 +46,7 @@ import torch
 
 from ..positions.rope import RopeSpec
 from .quant import Codes, block_size
-from .recall import RecallStore, half_order
+from .recall import RecallStore, block_positions, half_order
 from .recall_schedule import ChoiceSchedule
 from .recall_storage import RECALL_GROUP, Homes
 
@@ -309,17 +309,16 @@ class StaticRecall:
         values = values.view(batch, kv_heads, picks * self.block, -1)
         n = picks * self.block
         if group.rope is not None:
-            column = torch.arange(picks, device=self.device)[None, None, :] * self.block
+            first = self.block_first.gather(1, chosen.view(batch, -1)).view_as(chosen)
+            shift = self.query_index - self.query_positions
+            placed = block_positions(self.store.place, first, self.base, shift, self.query_positions,
+                                     self.block, self.store.max_distance)  # fmt: skip
             if self.store.score == "distance":  # one rotation a block, from its tokens' indices
-                first = self.block_first.gather(1, chosen.view(batch, -1)).view_as(chosen)
-                delta = (self.base[:, None, None] + column - first)[..., None]
-                cos, sin = group.rope.cos_sin_float32(delta, keys.device)  # float32: see its docstring
-                keys = group.rope.apply(keys, cos, sin).view(batch, kv_heads, n, -1)
-            else:
-                keys = keys.view(batch, kv_heads, n, -1)
-                positions = self.base[:, None] + torch.arange(n, device=self.device)[None, :]
-                cos, sin = group.rope.cos_sin_float32(positions[:, None, :], keys.device)
-                keys = group.rope.apply(keys, cos, sin)
+                delta = (placed - first)[..., None]
+            else:  # kept unrotated: each token to its position
+                delta = placed[..., None] + torch.arange(self.block, device=self.device)
+            cos, sin = group.rope.cos_sin_float32(delta, keys.device)  # float32: see its docstring
+            keys = group.rope.apply(keys, cos, sin).view(batch, kv_heads, n, -1)
         else:
             keys = keys.view(batch, kv_heads, n, -1)
         columns = torch.arange(self.start, self.start + n, device=self.device)

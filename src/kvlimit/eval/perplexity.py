@@ -50,7 +50,7 @@ import torch
 import torch.nn.functional as F
 from transformers import DynamicCache
 
-from ..build import build_cache
+from ..build import build_cache, trained_context
 from ..checks import check_int
 from ..config import LimitConfig
 from ..forward import forward_step
@@ -444,12 +444,6 @@ def full_perplexity(
 def default_memory_budget() -> int:
     """Half the RAM available now (psutil): what `full_perplexity` may use by default."""
     return int(psutil.virtual_memory().available * MEMORY_SHARE)
-
-
-def trained_context(model: Any) -> int | None:
-    """The model's `max_position_embeddings` (its trained context), or None when it has none."""
-    value = getattr(hf.text_config(model), "max_position_embeddings", None)
-    return int(value) if isinstance(value, int) and value > 0 else None
 
 
 def segment_perplexities(nll: torch.Tensor, segment: int) -> list[tuple[int, int, float]]:
