@@ -172,8 +172,8 @@ CACHE_OPTIONS = (
     Option(
         "recall_positions",
         "with recall: where recalled tokens are attended, distance (each at its own distance from the query, "
-        "as the full cache holds it, at most the model's trained context) or packed (side by side between the "
-        "sinks and the recent window, as close as they can be)",
+        "as the full cache holds it, at most the model's trained context) or packed (side by side right after the "
+        "sinks, before the recent window, each at most a limit away)",
         "P",
         "distance",
     ),
