@@ -19,7 +19,7 @@ import transformers
 import kvlimit
 from kvlimit.engine import ContinuousEngine, Request, sequence_seed
 
-from .helpers import FAMILIES, SLIDING_WINDOW, make_model, serves_recall
+from .helpers import FAMILIES, SLIDING_WINDOW, make_model, serves_recall, steps_to_admit
 
 #: run on every supported transformers release (scripts/test-releases.sh)
 pytestmark = pytest.mark.oracle
@@ -306,17 +306,7 @@ def test_a_long_prompt_is_prefilled_between_decode_steps():
     decoding = {"max_new_tokens": 60, "do_sample": False}
     short, long = requests(model, lengths=(3, 41))
     engine = ContinuousEngine(model, config, rows=2, decoding=decoding, seed=SEED)
-    engine.submit(short)
-    while engine.active == 0:
-        engine.step()
-    engine.submit(long)
-    steps = 0
-    while True:
-        events = engine.step()
-        steps += 1
-        assert short.id in [e.id for e in events if isinstance(e, kvlimit.Token)]
-        if any(e.id == long.id for e in events):
-            break
+    steps = steps_to_admit(engine, short, long)
     chunks = len(kvlimit.forward.prefill_spans(len(long.input_ids), 4)) + 1  # and the last column
     assert steps == chunks
     got = {}

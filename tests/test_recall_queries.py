@@ -23,7 +23,7 @@ from kvlimit.config import RECALL_QUERIES
 from kvlimit.engine import ContinuousEngine, Request
 from kvlimit.forward import prefill_chunk, prefill_spans, prompt_tail
 
-from .helpers import left_padded, make_model
+from .helpers import left_padded, make_model, steps_to_admit
 
 LIMIT, RECALL = 16, 4
 
@@ -159,17 +159,7 @@ def test_the_engine_feeds_the_tail_in_the_steps_one_chunk_takes():
     short = Request("short", [5, 6, 7])
     long = Request("long", torch.randint(3, 100, (41,), generator=generator).tolist())
     engine = ContinuousEngine(model, config, rows=2, decoding=decoding, seed=0)
-    engine.submit(short)
-    while engine.active == 0:
-        engine.step()
-    engine.submit(long)
-    steps = 0
-    while True:
-        events = engine.step()
-        steps += 1
-        assert short.id in [e.id for e in events if isinstance(e, kvlimit.Token)]
-        if any(e.id == long.id for e in events):
-            break
+    steps = steps_to_admit(engine, short, long)
     chunk = prefill_chunk(kvlimit.build_cache(model, config), len(long.input_ids))
     assert chunk is not None and chunk > 1
     head = len(prefill_spans(len(long.input_ids), chunk, queries)) - queries

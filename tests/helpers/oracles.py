@@ -24,6 +24,7 @@ __all__ = [
     "kept_indices",
     "real_tokens",
     "replay_logits",
+    "steps_to_admit",
     "takes_positions",
 ]
 
@@ -167,3 +168,19 @@ class LimitRecorder:
 
 def generate_limited(model, ids, mask, limit, **kwargs):
     return kvlimit.generate(model, input_ids=ids, attention_mask=mask, cache_limit=limit, **kwargs)
+
+
+def steps_to_admit(engine, decoding, prompt) -> int:
+    """Start the `decoding` request in `engine`, submit `prompt` and count the engine's steps until the
+    prompt's first event (its prefill done), checking that `decoding` gets a token in every one of them."""
+    engine.submit(decoding)
+    while engine.active == 0:
+        engine.step()
+    engine.submit(prompt)
+    steps = 0
+    while True:
+        events = engine.step()
+        steps += 1
+        assert decoding.id in [e.id for e in events if isinstance(e, kvlimit.Token)]
+        if any(e.id == prompt.id for e in events):
+            return steps
