@@ -49,10 +49,12 @@ def filled_cache(
     block: int | None = None,
     dtype: str | None = None,
     every: int | None = None,
+    positions: str | None = None,
 ) -> kvlimit.BoundedCache:
     config = kvlimit.LimitConfig.create(
         limit, "sinks", recall=recall or None, recall_score=score, recall_block=block,
         recall_dtype=dtype if recall else None, recall_every=every if recall else None,
+        recall_positions=positions if recall else None,
     )  # fmt: skip
     cache = kvlimit.build_cache(model, config)
     chunk = cache.policy.default_chunk(cache.kept_limit)
@@ -74,14 +76,17 @@ def step_times(model: Any, limits: list[int], ids: torch.Tensor, rounds: int) ->
     rows = []
     token = ids[:, -1:]
     for limit in limits:
-        variants: dict[str, tuple[int, str | None, int | None]] = {"sinks": (0, None, None)}
+        # name -> (recall, score, block, positions); None: the default
+        variants: dict[str, tuple[int, str | None, int | None, str | None]] = {"sinks": (0, None, None, None)}
         for r in (limit // 4, limit // 2):
-            variants[f"sinks+recall{r}"] = (r, None, None)  # the defaults
-            variants[f"sinks+recall{r} distance b16"] = (r, "distance", 16)
-            variants[f"sinks+recall{r} keys b16"] = (r, "keys", 16)  # the first defaults
-            variants[f"sinks+recall{r} bounds b16"] = (r, "bounds", 16)
-        caches = {name: filled_cache(model, limit, r, ids, score, block)
-                  for name, (r, score, block) in variants.items()}  # fmt: skip
+            variants[f"sinks+recall{r}"] = (r, None, None, None)  # the defaults
+            variants[f"sinks+recall{r} distance b16"] = (r, "distance", 16, None)
+            variants[f"sinks+recall{r} keys b16"] = (r, "keys", 16, "packed")  # the first defaults
+            variants[f"sinks+recall{r} bounds b16"] = (r, "bounds", 16, None)
+        # the placement before 58098c0: recalled tokens side by side after the sinks
+        variants[f"sinks+recall{limit // 4} packed"] = (limit // 4, None, None, "packed")
+        caches = {name: filled_cache(model, limit, r, ids, score, block, positions=positions)
+                  for name, (r, score, block, positions) in variants.items()}  # fmt: skip
         times: dict[str, list[float]] = {name: [] for name in caches}
         with torch.no_grad():
             for cache in caches.values():  # warm-up
