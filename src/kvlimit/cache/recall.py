@@ -364,8 +364,9 @@ class RecallStore:
         at = chosen.clamp(min=0)
         keys = group.pick(group.keys, i, at.to(homes.keys), homes, heads_index.to(homes.keys))
         values = group.pick(group.values, i, at.to(homes.values), homes, heads_index.to(homes.values))
-        placed = None if base is None else self.positions(at, base, shift, newest)
-        keys = self._turned(group, keys, at, placed).reshape(batch, kv_heads, picks * self.block, dim)
+        first = self.first_indices(at)
+        placed = None if base is None else self.positions(first, base, shift, newest)
+        keys = self._turned(group, keys, first, placed).reshape(batch, kv_heads, picks * self.block, dim)
         values = values.reshape(batch, kv_heads, picks * self.block, -1)
         return (
             keys.to(query.device, non_blocking=True),
@@ -426,17 +427,21 @@ class RecallStore:
             self._step_memo = (table, table.clamp(min=0), absent)
         return self._step_memo
 
+    def first_indices(self, at: torch.Tensor) -> torch.Tensor:
+        """The token index of the first token of each block `at` (any shape of block ids >= 0)."""
+        assert self.block_first is not None  # made with the homes, at the first write
+        return self.block_first.to(at.device)[at]
+
     def positions(
         self,
-        at: torch.Tensor,
+        first: torch.Tensor,
         base: torch.Tensor,
         shift: torch.Tensor | None = None,
         newest: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """(batch, kv_heads, picks) the position of the first token of each block `at` (batch, kv_heads,
-        picks) in the step's attention (`block_positions`: the store's `place`)."""
-        assert self.block_first is not None
-        first = self.block_first.to(at.device)[at]
+        """(batch, kv_heads, picks) the position in the step's attention of the first token of each block
+        whose first token index is `first` (batch, kv_heads, picks) (`block_positions`: the store's
+        `place`)."""
         if self.place == "distance" and (shift is None or newest is None):
             raise ValueError(
                 "recall_positions='distance' places blocks by the rows' shift: pass shift and newest"
@@ -446,24 +451,22 @@ class RecallStore:
                                zeros if newest is None else newest, self.block, self.max_distance)  # fmt: skip
 
     def _turned(
-        self, group: RecallGroup, keys: torch.Tensor, at: torch.Tensor, placed: torch.Tensor | None
+        self, group: RecallGroup, keys: torch.Tensor, first: torch.Tensor, placed: torch.Tensor | None
     ) -> torch.Tensor:
-        """`keys` (batch, kv_heads, picks, block, dim) of blocks `at` (batch, kv_heads, picks) as
-        stored, turned unrotated (`placed` None) or each block's tokens to `placed` (batch, kv_heads,
-        picks) and the positions after it (see `recall`)."""
+        """`keys` (batch, kv_heads, picks, block, dim) of the blocks whose first token indices are
+        `first` (batch, kv_heads, picks), as stored, turned unrotated (`placed` None) or each block's
+        tokens to `placed` (batch, kv_heads, picks) and the positions after it (see `recall`)."""
         if group.rope is None:
             return keys
         if self._at_index(group):
-            assert self.block_first is not None
-            first = self.block_first.to(at.device)[at]  # (batch, kv_heads, picks) each block's first index
             if placed is None:  # back to 0: each token by its own index
-                delta = -(first[..., None] + torch.arange(self.block, device=at.device))
+                delta = -(first[..., None] + torch.arange(self.block, device=first.device))
             else:  # a block's tokens are consecutive, as are their positions: one distance per block
-                delta = (placed.to(at.device) - first)[..., None]
+                delta = (placed.to(first.device) - first)[..., None]
         elif placed is None:
             return keys
         else:
-            delta = placed.to(at.device)[..., None] + torch.arange(self.block, device=at.device)
+            delta = placed.to(first.device)[..., None] + torch.arange(self.block, device=first.device)
         cos, sin = group.rope.cos_sin(delta, keys.device)
         return group.rope.apply(keys, cos, sin)
 
@@ -539,8 +542,7 @@ class RecallStore:
     def token_indices(self, chosen: torch.Tensor) -> torch.Tensor:
         """(batch, kv_heads, n) the token index of each recalled column, from `recall`'s block ids
         (-1 under an absent block). For inspection and tests."""
-        assert self.block_first is not None
-        first = self.block_first.to(chosen.device)[chosen.clamp(min=0)]
+        first = self.first_indices(chosen.clamp(min=0))
         index = first[..., None] + torch.arange(self.block, device=chosen.device)
         index = torch.where(chosen[..., None] >= 0, index, -1)  # (batch, picks, kv_heads, block)
         batch, picks, kv_heads, _ = index.shape

@@ -155,7 +155,7 @@ class RecallHook:
             counts = torch.tensor(step.recalled, device=index.device)
             index = torch.where(torch.arange(n, device=index.device) < counts[:, None, None], index, -1)
             at = chosen.transpose(1, 2).clamp(min=0)  # (batch, kv_heads, picks)
-            first = self.store.positions(at, step.base, step.shift, newest)
+            first = self.store.positions(self.store.first_indices(at), step.base, step.shift, newest)
             placed = (first[..., None] + torch.arange(self.store.block, device=first.device)).flatten(2)
             self.last_recalled[layer_idx] = (index, placed.expand_as(index))
 
