@@ -66,7 +66,7 @@ RELEASE_SWEEP = ("llama", "gpt_neox", "phi", "qwen3", "gemma2", "gemma3_text", "
     [pytest.param(f, marks=pytest.mark.oracle) if f in RELEASE_SWEEP else f for f in RECALL_FAMILIES],
 )
 def test_compiled_recall_equals_eager(family):
-    eager, compiled = _both(make_model(family), do_sample=False)
+    eager, compiled = _both(make_model(family), do_sample=False, min_new_tokens=3 * LIMIT)
     assert torch.equal(compiled.sequences, eager)
     counted = compile_counters()
     assert (counted["graphs"], counted["breaks"], counted["recompiles"]) == (1, 0, 0)
@@ -103,6 +103,15 @@ def test_compiled_recall_modes_equal_eager(family, options):
     assert compile_counters()["breaks"] == 0
 
 
+def test_compiled_recall_past_the_trained_context_equals_eager():
+    """A model of 24 positions: the sinks and the recalled blocks, each at its own distance, soon pass
+    the trained context and sit at that distance from the query; the device bounds them as the host
+    does (the sinks' rotation comes from the device counters in a captured step)."""
+    eager, compiled = _both(make_model("llama", max_position_embeddings=24), do_sample=False)
+    assert compiled.sequences.shape[1] > 2 * 24
+    assert torch.equal(compiled.sequences, eager)
+
+
 @pytest.mark.parametrize(
     ("family", "options", "out_of_phase"),
     [
@@ -110,9 +119,11 @@ def test_compiled_recall_modes_equal_eager(family, options):
         ("qwen2", dict(num_beams=2, do_sample=False, recall_every=2), False),
         (
             "llama",
-            dict(do_sample=True, recall_every=2, recall_store=8 * RECALL, max_new_tokens=80),
-            False,
-        ),  # wraps
+            dict(
+                do_sample=True, recall_every=2, recall_store=8 * RECALL, max_new_tokens=80, min_new_tokens=80
+            ),
+            True,
+        ),  # wraps: over all 80 steps the rows' rings wrap at different steps, and their schedules part
     ],
 )
 def test_the_host_and_the_device_keep_one_schedule(monkeypatch, family, options, out_of_phase):

@@ -177,8 +177,9 @@ def test_depth1_attended_tokens_at_their_positions(family, policy):
 def test_depth1_recalled_tokens_where_recall_positions_puts_them(score, place, trained):
     """Each step attends its recalled tokens at the positions the option gives them (recorded by the hook,
     checked by a fresh forward over the attended tokens at those positions): "packed" side by side before
-    the recent window; "distance" at their token index less the row's shift, or, past the model's trained
-    context (a model of 12 positions here), at that distance from the query."""
+    the recent window, the sinks just before them; "distance" at their token index less the row's shift,
+    the sinks likewise, or, past the model's trained context (a model of 12 positions here), at that
+    distance from the query."""
     overrides = {} if trained is None else {"max_position_embeddings": trained}
     model = _model("llama", num_layers=1, **overrides)
     cache, recalled_steps = assert_recall_depth1(model, "sinks", score=score, place=place, steps=30)
@@ -197,6 +198,21 @@ def test_depth1_recalled_tokens_where_recall_positions_puts_them(score, place, t
         newest = torch.tensor([cache.kept_positions(row, 0)[-1] for row in range(2)])
         assert bool((newest[:, None, None] - positions)[present].le(trained).all())
         assert bool((positions >= own)[present].all()) and not torch.equal(positions[present], own[present])
+    n_sink = cache.policy.protected_tokens
+    for row in range(2):
+        sink_index = torch.tensor(cache.kept_token_indices(row, 0)[:n_sink])
+        sink_positions = torch.tensor(cache.kept_positions(row, 0)[:n_sink])
+        newest = cache.kept_positions(row, 0)[-1]
+        if place == "packed":  # just before the row's first recalled token
+            assert bool(present[row].any())
+            first = int(positions[row][present[row]].min())
+            assert torch.equal(sink_positions, first - n_sink + torch.arange(n_sink))
+        elif trained is None:
+            assert torch.equal(sink_positions, sink_index - row_shift[row])
+        else:  # at most the trained context from the newest query, in order, one apart
+            assert int(newest - sink_positions[0]) <= trained
+            assert torch.equal(sink_positions, sink_positions[0] + torch.arange(n_sink))
+            assert bool((sink_positions >= sink_index - row_shift[row]).all())
 
 
 # The random test model amplifies the store's rounding (int8 ~0.4%, int4 ~7% of a block's range) about

@@ -67,8 +67,12 @@ def build_cache(
     reencode = (
         hf.make_reencode_fn(model) if spec.positions == "absolute" and absolute_mode == "reencode" else None
     )
+    # recalled tokens at their own distance: the sinks at theirs too, so every attended token sits
+    # where the full cache has it (the recent window does already)
+    at_index = bool(config.recall) and config.recall_positions == "distance"
     keeper = make_keeper(spec.positions, policy, absolute_mode=absolute_mode, position_bound=spec.position_bound,
-                         rebase_after=rebase_after, reencode=reencode, recall=config.recall)  # fmt: skip
+                         rebase_after=rebase_after, reencode=reencode, recall=config.recall,
+                         sinks_at_index=at_index, max_distance=trained_context(model) if at_index else None)  # fmt: skip
     kept = limit - config.recall  # slots that keep tokens; the recall tier's R columns are scratch
     slots = kept if max_length is None else max(1, min(kept, max_length))
     store = _store(

@@ -172,8 +172,8 @@ CACHE_OPTIONS = (
     Option(
         "recall_positions",
         "with recall: where recalled tokens are attended, distance (each at its own distance from the query, "
-        "as the full cache holds it, at most the model's trained context) or packed (side by side right after the "
-        "sinks, before the recent window, each at most a limit away)",
+        "as the full cache holds it, at most the model's trained context; the sinks likewise) or packed (side by "
+        "side right after the sinks, before the recent window, each at most a limit away)",
         "P",
         "distance",
     ),
@@ -222,8 +222,9 @@ class LimitConfig:
             N steps"); 1 chooses every step.
         recall_queries: a prompt fed in chunks feeds its last this many tokens one per forward, each
             choosing its recalled blocks by its own query (`kvlimit.forward.prefill_spans`); 0: none.
-        recall_positions: "distance" (each recalled token at its own distance from the query, at most the
-            model's trained context) or "packed" (side by side before the recent window).
+        recall_positions: "distance" (each recalled token, and each sink, at its own distance from the
+            query, at most the model's trained context) or "packed" (side by side before the recent
+            window, the sinks just before them).
     """
 
     cache_limit_tokens: int | None

@@ -33,18 +33,23 @@ def make_keeper(
     rebase_after: int | None = None,
     reencode: ReencodeFn | None = None,
     recall: int = 0,
+    sinks_at_index: bool = False,
+    max_distance: int | None = None,
 ) -> PositionKeeper:
     """The keeper for a cache of `kind` under `policy`.
 
     rebase_after: RoPE positions are rebased (positional policies) or re-ranked (per-layer policies)
     before they reach this. absolute_mode: "reencode" or "clamp" for learned positions; `reencode`
     is the fresh forward it needs. recall: positions reserved for recalled tokens between the sinks
-    and the recent window (positional RoPE policies).
+    and the recent window (positional RoPE policies). sinks_at_index, max_distance: the sinks of a
+    positional RoPE policy sit at their own distance from the query, at most max_distance
+    (`RopeSinks`; with recalled tokens placed at theirs).
     """
     if kind == "rope":
         if policy.per_layer:
             return RopeRanks(rebase_after)
-        return RopeSinks(policy.protected_tokens, rebase_after, reserve=recall)
+        return RopeSinks(policy.protected_tokens, rebase_after, reserve=recall,
+                         sinks_at_index=sinks_at_index, max_distance=max_distance)  # fmt: skip
     if kind == "alibi":
         return AlibiOrder()
     if position_bound is None:

@@ -8,7 +8,9 @@ rope type and layout `RopeSpec` handles. Two keepers, by the kind of policy:
   The recent window keeps the rotation of its absolute positions and the query uses its absolute
   position (`seen - shift`), which already gives in-cache distances; only the sink keys must move,
   each step, to sit just before the window: the store places them from their pristine copy (the
-  key as first written), O(n_sink) per step, one operation per stack of layers. When a row's next
+  key as first written), O(n_sink) per step, one operation per stack of layers. With recalled
+  tokens at their own distance (`recall_positions="distance"`) the sinks sit at theirs too (token
+  index less the row's shift, at most the trained context away), so they move only at a rebase. When a row's next
   position would reach `rebase_after`, that row's keys are rebased to in-cache positions (one
   O(limit) rotation), so positions stay small and below the range where dynamic / longrope
   frequencies change or GPT-J's table ends.
@@ -41,15 +43,27 @@ class RopeSinks(PositionKeeper):
         rebase_after: positions are rebased before one would reach this; None never.
         reserve: positions kept free between the sinks and the recent window, where the recall
             tier puts the tokens it brings back (0 without recall).
+        sinks_at_index: the sinks sit at their own distance from the query (token index less the
+            row's shift, as recall_positions='distance' places recalled tokens) instead of just before
+            the recalled tokens; no farther than `max_distance` from the step's newest query.
     """
 
     name: ClassVar[str] = "rope"
 
-    def __init__(self, n_sink: int, rebase_after: int | None, reserve: int = 0):
+    def __init__(
+        self,
+        n_sink: int,
+        rebase_after: int | None,
+        reserve: int = 0,
+        *,
+        sinks_at_index: bool = False,
+        max_distance: int | None = None,
+    ):
         super().__init__()
         self.n_sink = n_sink
         self.rebase_after = rebase_after
         self.reserve = reserve
+        self.sinks_at_index, self.max_distance = sinks_at_index, max_distance
         self.sink_delta: list[int] = []  # the rotation the stored sink keys carry now, per row
 
     def reset(self) -> None:
@@ -60,24 +74,42 @@ class RopeSinks(PositionKeeper):
 
     def place(self, cache: CacheView, incoming: Sequence[int]) -> None:
         self._maybe_rebase(cache, incoming)
-        # the sinks sit just before the row's recalled tokens, which sit just before its recent window
-        self._place_sinks(cache, [first - self.n_sink for first in self._first_recalled(cache)])
+        self._place_sinks(cache, self._sink_deltas(cache, incoming))
 
     def place_static(self, cache: CacheView, incoming: Sequence[int]) -> None:
         self._maybe_rebase(cache, incoming)
         # the device places the sinks every step (`place_on_device`); the host keeps count of where
-        self.sink_delta = [first - self.n_sink for first in self._first_recalled(cache)]
+        self.sink_delta = self._sink_deltas(cache, incoming)
+
+    def _sink_deltas(self, cache: CacheView, incoming: Sequence[int]) -> list[int]:
+        """Per row, how far its sinks sit from where they were written (positions 0..n_sink-1)."""
+        rows = cache.rows
+        if self.sinks_at_index:  # each at its token index less the row's shift, the newest query's
+            # distance bounded: a step's tokens take positions seen - shift .. seen - shift + incoming - 1
+            return [
+                -sh if self.max_distance is None else max(-sh, s - sh + n - 1 - self.max_distance)
+                for s, sh, n in zip(rows.seen, rows.shift, incoming, strict=True)
+            ]
+        # the sinks sit just before the row's recalled tokens, which sit just before its recent window
+        return [first - self.n_sink for first in self._first_recalled(cache)]
 
     def place_on_device(self, cache: CacheView) -> None:
-        """Put each row's sinks just before its recent window, from the device counters (after the
-        step's eviction): `seen - shift - kept - recalled` positions after where they were written."""
+        """Put each row's sinks where `place` would, from the device counters (after the step's
+        eviction): `seen - shift - kept - recalled` positions after where they were written, just
+        before the recent window and the recalled tokens, or `-shift` (at most `max_distance` from the
+        step's one query, `seen - shift`) with `sinks_at_index`."""
         n = cache.store.pristine_slots
         if not n or not cache.rope_layers():
             return
         rows = cache.rows
-        delta = rows.seen_t - rows.shift_t - rows.kept_t
-        if cache.recalled_t is not None:  # the sinks sit just before the recalled tokens
-            delta = delta - cache.recalled_t
+        if self.sinks_at_index:
+            delta = -rows.shift_t
+            if self.max_distance is not None:
+                delta = torch.maximum(delta, rows.seen_t - rows.shift_t - self.max_distance)
+        else:
+            delta = rows.seen_t - rows.shift_t - rows.kept_t
+            if cache.recalled_t is not None:  # the sinks sit just before the recalled tokens
+                delta = delta - cache.recalled_t
         sink_positions = torch.arange(n, device=delta.device)[None, :] + delta[:, None]
         for kept in cache.kept_sets:
             kept.place_first(sink_positions)
