@@ -85,6 +85,7 @@ def test_compiled_recall_equals_eager(family):
         ("gemma", dict(do_sample=True, recall_score="keys")),
         ("llama", dict(do_sample=False, recall_positions="packed")),
         ("gemma", dict(do_sample=True, recall_score="keys", recall_positions="packed")),
+        ("qwen2", dict(num_beams=2, do_sample=True, recall_positions="full")),
         ("llama", dict(do_sample=False, policy="window", recall=8)),
         ("phi3", dict(do_sample=False, recall=8, recall_block=2)),
         ("llama", dict(do_sample=False, recall_dtype="int8", recall_store=8 * RECALL, max_new_tokens=80)),
@@ -103,11 +104,13 @@ def test_compiled_recall_modes_equal_eager(family, options):
     assert compile_counters()["breaks"] == 0
 
 
-def test_compiled_recall_past_the_trained_context_equals_eager():
-    """A model of 24 positions: the sinks and the recalled blocks, each at its own distance, soon pass
-    the trained context and sit at that distance from the query; the device bounds them as the host
-    does (the sinks' rotation comes from the device counters in a captured step)."""
-    eager, compiled = _both(make_model("llama", max_position_embeddings=24), do_sample=False)
+@pytest.mark.parametrize("places", ["distance", "full"])
+def test_compiled_recall_past_the_trained_context_equals_eager(places):
+    """A model of 24 positions: the recalled blocks ("full": the sinks too), each at its own distance,
+    soon pass the trained context and sit at that distance from the query; the device bounds them as
+    the host does (the sinks' rotation comes from the device counters in a captured step)."""
+    model = make_model("llama", max_position_embeddings=24)
+    eager, compiled = _both(model, do_sample=False, recall_positions=places)
     assert compiled.sequences.shape[1] > 2 * 24
     assert torch.equal(compiled.sequences, eager)
 
@@ -396,7 +399,7 @@ def recall_runs(draw: st.DrawFn) -> dict:
         recall_score=draw(st.sampled_from(["distance", "keys"])),
         recall_block=draw(st.sampled_from([None, 1, 2])),
         recall_every=draw(st.sampled_from([None, None, 2, 3])),
-        recall_positions=draw(st.sampled_from([None, None, "packed"])),
+        recall_positions=draw(st.sampled_from([None, None, "full", "packed"])),
         prefill_chunk=draw(st.none() | st.integers(1, limit - recall - 4)),
         max_new_tokens=draw(st.integers(limit, 3 * limit)),
         seed=draw(st.integers(0, 2**16)),

@@ -227,7 +227,9 @@ def cases(draw: st.DrawFn) -> Case:
     block = None if case.seed % 3 == 0 or recall is None else _divisor(recall, 1 + case.seed % 8)
     every = None if recall is None else (None, None, 2, 3)[case.seed // 7 % 4]  # choices every N steps
     queries = None if recall is None else (None, 0, 1, 2)[case.seed // 29 % 4]  # a chunk's choosing queries
-    places = None if recall is None else (None, "packed")[case.seed // 53 % 2]  # where recalled tokens sit
+    places = (
+        None if recall is None else (None, "packed", "full")[case.seed // 53 % 3]
+    )  # where recalled tokens sit
     mixed = "k8v4" if kv_dtype == "int4" and case.seed % 2 else kv_dtype
     return replace(case, recall_block=block, recall_every=every, recall_queries=queries, recall_positions=places,
                    kv_dtype=mixed)  # fmt: skip
@@ -434,7 +436,7 @@ def test_the_profile_has_the_cases_it_promises() -> None:
     assert {c.recall_every for c in recalled} >= {None, 2, 3}
     queries = {c.recall_queries for c in recalled}  # the default tail, none, and a short one
     assert queries >= {None, 0} and queries & {1, 2}, queries
-    assert {c.recall_positions for c in recalled} == {None, "packed"}
+    assert {c.recall_positions for c in recalled} == {None, "packed", "full"}
     assert {c.kv_dtype for c in seen} == {None, *KV_DTYPES} and {c.kv_group for c in seen if c.kv_dtype} >= {
         None,
         8,

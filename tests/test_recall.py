@@ -172,14 +172,15 @@ def test_depth1_attended_tokens_at_their_positions(family, policy):
 
 
 @pytest.mark.parametrize("score", ["keys", "distance"])
-@pytest.mark.parametrize("place", ["distance", "packed"])
+@pytest.mark.parametrize("place", ["distance", "full", "packed"])
 @pytest.mark.parametrize("trained", [None, 12])
 def test_depth1_recalled_tokens_where_recall_positions_puts_them(score, place, trained):
     """Each step attends its recalled tokens at the positions the option gives them (recorded by the hook,
     checked by a fresh forward over the attended tokens at those positions): "packed" side by side before
-    the recent window, the sinks just before them; "distance" at their token index less the row's shift,
-    the sinks likewise, or, past the model's trained context (a model of 12 positions here), at that
-    distance from the query."""
+    the recent window, the sinks just before them; "distance" and "full" at their token index less the
+    row's shift, or, past the model's trained context (a model of 12 positions here), at that distance
+    from the query; "distance" keeps the sinks just before the recalled slots, "full" places them as it
+    places the recalled tokens."""
     overrides = {} if trained is None else {"max_position_embeddings": trained}
     model = _model("llama", num_layers=1, **overrides)
     cache, recalled_steps = assert_recall_depth1(model, "sinks", score=score, place=place, steps=30)
@@ -207,6 +208,10 @@ def test_depth1_recalled_tokens_where_recall_positions_puts_them(score, place, t
             assert bool(present[row].any())
             first = int(positions[row][present[row]].min())
             assert torch.equal(sink_positions, first - n_sink + torch.arange(n_sink))
+        if place != "full":  # just before the row's recalled slots, which sit just before its window
+            window_first = cache.kept_positions(row, 0)[n_sink]
+            slots_before = window_first - int(present[row, 0].sum()) - n_sink
+            assert torch.equal(sink_positions, slots_before + torch.arange(n_sink))
         elif trained is None:
             assert torch.equal(sink_positions, sink_index - row_shift[row])
         else:  # at most the trained context from the newest query, in order, one apart
@@ -571,7 +576,7 @@ def test_beam_reorder_shares_closed_blocks_and_copies_the_open_one():
         ({"recall": 8, "recall_store": "lots"}, "recall_store"),
         (
             {"recall": 8, "recall_positions": "near"},
-            "recall_positions='near' is not one of 'distance', 'packed'",
+            "recall_positions='near' is not one of 'distance', 'full', 'packed'",
         ),
         ({"recall_positions": "packed"}, "recall_positions='packed' goes with recall"),
     ],
@@ -632,5 +637,13 @@ def test_recall_positions_default_description_and_flag():
         ]
         == "packed"
     )
-    with pytest.raises(CLIError, match="--recall-positions 'near' is not one of distance, packed"):
+    full = kvlimit.LimitConfig.create(32, recall=8, recall_positions="full")
+    assert "recall_positions=full" in full.describe()
+    assert (
+        recall_from_args(parse(["generate", "hi", "--recall", "8", "--recall-positions", "full"]))[
+            "recall_positions"
+        ]
+        == "full"
+    )
+    with pytest.raises(CLIError, match="--recall-positions 'near' is not one of distance, full, packed"):
         recall_from_args(parse(["generate", "hi", "--recall", "8", "--recall-positions", "near"]))

@@ -67,9 +67,10 @@ def build_cache(
     reencode = (
         hf.make_reencode_fn(model) if spec.positions == "absolute" and absolute_mode == "reencode" else None
     )
-    # recalled tokens at their own distance: the sinks at theirs too, so every attended token sits
-    # where the full cache has it (the recent window does already)
-    at_index = bool(config.recall) and config.recall_positions == "distance"
+    # "full": the sinks at their own distance as well as the recalled tokens, so every attended token
+    # sits where the full cache has it (the recent window does already); "distance" leaves them just
+    # before the window, where a bounded cache's perplexity measured better (README)
+    at_index = bool(config.recall) and config.recall_positions == "full"
     keeper = make_keeper(spec.positions, policy, absolute_mode=absolute_mode, position_bound=spec.position_bound,
                          rebase_after=rebase_after, reencode=reencode, recall=config.recall,
                          sinks_at_index=at_index, max_distance=trained_context(model) if at_index else None)  # fmt: skip
@@ -140,7 +141,7 @@ def _recall_store(
         score=config.recall_score,
         block=block,
         every=config.recall_every,
-        place=config.recall_positions,
+        place="packed" if config.recall_positions == "packed" else "distance",
         max_distance=trained_context(model),
     )
 

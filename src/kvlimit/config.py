@@ -23,9 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
-from .cache.recall import RECALL_PLACES as RECALL_PLACES
 from .checks import check_int
 from .policies import RENAMED_SETTINGS, EvictionPolicy, declared_settings, make_policy
+
+#: Where recalled tokens are attended (`recall_positions`): "distance" and "full" place each recalled token
+#: at its own distance from the query ("full" the sinks too: every attended token where the full cache has
+#: it), "packed" side by side before the recent window. The store knows two placements
+#: (`kvlimit.cache.recall.RECALL_PLACES`); the sinks are the position keeper's (`build_cache`).
+RECALL_PLACES = ("distance", "full", "packed")
 
 #: Ways the kept tokens of a learned-absolute-position model (GPT-2, OPT, GPT-BigCode) get positions.
 ABSOLUTE_POSITION_MODES = ("reencode", "clamp")
@@ -172,8 +177,9 @@ CACHE_OPTIONS = (
     Option(
         "recall_positions",
         "with recall: where recalled tokens are attended, distance (each at its own distance from the query, "
-        "as the full cache holds it, at most the model's trained context; the sinks likewise) or packed (side by "
-        "side right after the sinks, before the recent window, each at most a limit away)",
+        "as the full cache holds it, at most the model's trained context; the sinks just before the recent "
+        "window), full (the sinks at their own distance too) or packed (side by side right after the sinks, "
+        "before the recent window, each at most a limit away)",
         "P",
         "distance",
     ),
@@ -222,9 +228,10 @@ class LimitConfig:
             N steps"); 1 chooses every step.
         recall_queries: a prompt fed in chunks feeds its last this many tokens one per forward, each
             choosing its recalled blocks by its own query (`kvlimit.forward.prefill_spans`); 0: none.
-        recall_positions: "distance" (each recalled token, and each sink, at its own distance from the
-            query, at most the model's trained context) or "packed" (side by side before the recent
-            window, the sinks just before them).
+        recall_positions: "distance" (each recalled token at its own distance from the query, at most
+            the model's trained context; the sinks just before the recent window), "full" (the sinks at
+            their own distance too) or "packed" (side by side before the recent window, the sinks just
+            before them).
     """
 
     cache_limit_tokens: int | None

@@ -140,7 +140,8 @@ def generate(
             choose by the mean of their queries (`kvlimit.forward.prefill_spans`).
         recall_positions: where recalled tokens are attended: "distance" (None, the default: each at its
             own distance from the query, as the full cache holds it, at most the model's trained context;
-            the sinks likewise) or "packed" (side by side between the sinks and the recent window).
+            the sinks just before the recent window), "full" (the sinks at their own distance too) or
+            "packed" (side by side between the sinks and the recent window).
         window: the old name of `observation_window` (accepted with a FutureWarning).
         streamer: a transformers streamer; receives the tokens as they are generated.
         compile: True: compile the decode step (torch.compile, the whole forward in one graph, on any

@@ -157,7 +157,8 @@ class RecallStore:
             every block) or "bounds" (Quest's bound from each block's per-channel key minimum and maximum).
         every: decode steps between a row's block choices (see "Choosing every N steps" above).
         place: where recalled tokens are attended, "packed" or "distance" (`block_positions`; the
-            config's default, `recall_positions`, is "distance").
+            config's `recall_positions` "distance" (the default) and "full" both place recalled tokens
+            by "distance"; "full" also moves the sinks, which the position keeper owns).
         max_distance: under "distance", the farthest a recalled token is placed from the query (the
             model's trained context; None: no bound).
     """

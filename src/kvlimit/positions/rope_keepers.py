@@ -9,7 +9,7 @@ rope type and layout `RopeSpec` handles. Two keepers, by the kind of policy:
   position (`seen - shift`), which already gives in-cache distances; only the sink keys must move,
   each step, to sit just before the window: the store places them from their pristine copy (the
   key as first written), O(n_sink) per step, one operation per stack of layers. With recalled
-  tokens at their own distance (`recall_positions="distance"`) the sinks sit at theirs too (token
+  tokens and the sinks at their own distance (`recall_positions="full"`) the sinks sit at theirs (token
   index less the row's shift, at most the trained context away), so they move only at a rebase. When a row's next
   position would reach `rebase_after`, that row's keys are rebased to in-cache positions (one
   O(limit) rotation), so positions stay small and below the range where dynamic / longrope
@@ -44,8 +44,8 @@ class RopeSinks(PositionKeeper):
         reserve: positions kept free between the sinks and the recent window, where the recall
             tier puts the tokens it brings back (0 without recall).
         sinks_at_index: the sinks sit at their own distance from the query (token index less the
-            row's shift, as recall_positions='distance' places recalled tokens) instead of just before
-            the recalled tokens; no farther than `max_distance` from the step's newest query.
+            row's shift, as recall_positions 'distance' and 'full' place recalled tokens; 'full' sets
+            this) instead of just before the recalled tokens; no farther than `max_distance` from the step's newest query.
     """
 
     name: ClassVar[str] = "rope"
