@@ -32,7 +32,9 @@ def main() -> None:
     parser.add_argument("text", nargs="?", default="corpus", help="a UTF-8 file, or corpus (Botchan)")
     parser.add_argument("--tokens", type=int, default=3000)
     parser.add_argument("--limits", default="256")
-    parser.add_argument("--places", default="packed,distance", help="recall_positions to run beside sinks")
+    parser.add_argument(
+        "--places", default="packed,distance,full", help="recall_positions to run beside sinks"
+    )
     parser.add_argument("--chunk", type=int, default=1, help="tokens per forward (1: every token decoded)")
     parser.add_argument("--segment", type=int, default=1000)
     parser.add_argument("--json", default=None, help="write the results here")
