@@ -1,12 +1,12 @@
 """The retrieval suite (`kvlimit.eval.retrieval`) on the embedded model: every task of a part, every context,
 through the full cache and bounded caches of a fraction of the context, side by side (a table, JSON, a plot).
 
-Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK][:eN][:qN][:packed|:own]`
+Configurations (`--configs`, comma-separated): `full`; `sinks`; `recall:F:SCORE[:BLOCK][:eN][:qN][:packed|:own|:full]`
 (sinks with a recall tier of F of the limit, blocks chosen by SCORE: keys, distance or bounds; blocks of BLOCK
 tokens, default `kvlimit.cache.recall.BLOCK`; `eN`: chosen every N decode steps, `recall_every`; `qN`: a
-prompt's last N tokens choose their blocks one by one, `recall_queries`, 0 for none; `packed` / `own`: recalled
-tokens attended side by side after the sinks, or each at its own distance, `recall_positions="packed"` /
-`"distance"`; without either, the default). Every bounded configuration's limit
+prompt's last N tokens choose their blocks one by one, `recall_queries`, 0 for none; `packed` / `own` / `full`:
+recalled tokens attended side by side after the sinks, each at its own distance, or so and the sinks too,
+`recall_positions="packed"` / `"distance"` / `"full"`; without any, the default). Every bounded configuration's limit
 is `--fraction` of the case's context. Beside whether each greedy answer is right, each case's answer
 is teacher-forced after the question and its log-probability recorded (`retrieval.run_case`): a
 pass/fail answer of a small model flips on small changes, the likelihood shows how near each cache came.
@@ -40,14 +40,15 @@ def config_for(spec: str, context: int, fraction: float) -> kvlimit.LimitConfig 
     if spec == "sinks":
         return kvlimit.LimitConfig.create(limit)
     kind, share, score, *rest = spec.split(":")
-    places = [{"packed": "packed", "own": "distance"}[r] for r in rest if r in ("packed", "own")]
-    rest = [r for r in rest if r not in ("packed", "own")]
+    named = {"packed": "packed", "own": "distance", "full": "full"}
+    places = [named[r] for r in rest if r in named]
+    rest = [r for r in rest if r not in named]
     every = [int(r[1:]) for r in rest if r.startswith("e")]
     queries = [int(r[1:]) for r in rest if r.startswith("q")]
     block = [int(r) for r in rest if not r.startswith(("e", "q"))]
     if kind != "recall" or len(block) > 1 or len(every) > 1 or len(queries) > 1 or len(places) > 1:
         raise SystemExit(
-            f"--configs: {spec!r} is not full, sinks or recall:F:SCORE[:BLOCK][:eN][:qN][:packed|:own]"
+            f"--configs: {spec!r} is not full, sinks or recall:F:SCORE[:BLOCK][:eN][:qN][:packed|:own|:full]"
         )
     recall = max(16, round(float(share) * limit) // 16 * 16)
     return kvlimit.LimitConfig.create(limit, recall=recall, recall_score=score, recall_block=block[0] if block else None,
