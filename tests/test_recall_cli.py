@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 
 import kvlimit
 from kvlimit import cli, clitools
 from kvlimit.bench.command import settings_from_args
 from kvlimit.cache.recall import BLOCK, block_for
+from kvlimit.eval.perplexity import streaming_perplexity
 from kvlimit.sizing import recall_block_bytes
 
 from .helpers import PROMPT, TinyModel, build_tiny, output_cache, spy_caches
@@ -120,6 +122,23 @@ def test_ppl_runs_recall_tiers_beside_the_policy(tiny, tmp_path, capsys):
     assert runs["sinks+recall8@16"]["peak_cache_bytes"] == runs["sinks@16"]["peak_cache_bytes"]
 
 
+def test_ppl_runs_each_recall_placement(tiny, tmp_path, capsys):
+    text = tmp_path / "text.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    data = run_json(capsys, "ppl", text, "--model", tiny.folder, "--cache-limit", 16, "--recall", "0,4",
+                    "--recall-positions", "distance,Full,packed", "--baseline", "none", "--max-tokens", 120,
+                    "--chunk", 4, "--n-sink", 2, "--json", "-q")  # fmt: skip
+    runs = {run["label"]: run["ppl"] for run in data["runs"]}
+    assert list(runs) == ["sinks@16", "sinks+recall4@16", "sinks+recall4/full@16", "sinks+recall4/packed@16"]
+    assert len(set(runs.values())) == 4  # each placement really ran: the recalled keys sit elsewhere
+    ids = torch.tensor(tiny.tokenizer(TEXT)["input_ids"][:120])
+    for place in ("distance", "full", "packed"):  # the library's own run of each placement
+        config = kvlimit.LimitConfig.create(16, "sinks", n_sink=2, recall=4, recall_positions=place)
+        label = "sinks+recall4@16" if place == "distance" else f"sinks+recall4/{place}@16"
+        expected = streaming_perplexity(tiny.model, ids, cache_limit=config, chunk=4)
+        assert expected.label == label and runs[label] == pytest.approx(expected.ppl, rel=1e-4)
+
+
 def test_needle_runs_recall_tiers_for_positional_policies(tiny, tmp_path, capsys):
     text = tmp_path / "filler.txt"
     text.write_text(TEXT * 3, encoding="utf-8")
@@ -176,6 +195,11 @@ def test_bench_variants_take_recall(tiny):
         ),
         (["generate", PROMPT, "--recall-block", "4"], "--recall-block 4 goes with --recall R"),
         (["ppl", "--recall", "x"], "--recall takes slots"),
+        (
+            ["ppl", "--recall", "8", "--recall-positions", "distance,near"],
+            "--recall-positions 'near' is not one of distance, full, packed",
+        ),
+        (["ppl", "--recall-positions", "full"], "--recall-positions goes with --recall R"),
         (["needle", "--cache-limit", "128", "--recall", "200"], "--recall"),
         (["bench", "--recall", "1.5"], "--recall takes slots"),
     ],

@@ -16,7 +16,7 @@ from typing import Any
 from .cache import BoundedCache, KVStore, LayerLayout, QuantizedStore, StoreLayout
 from .cache.recall import RecallStore, block_for
 from .checks import check_int
-from .config import LimitConfig
+from .config import RECALL_POSITIONS, LimitConfig
 from .integrations import hf
 from .positions import make_keeper
 from .sizing import kv_shapes, recall_capacity, token_limit
@@ -70,16 +70,18 @@ def build_cache(
     # "full": the sinks at their own distance as well as the recalled tokens, so every attended token
     # sits where the full cache has it (the recent window does already); "distance" leaves them just
     # before the window, where a bounded cache's perplexity measured better (README)
-    at_index = bool(config.recall) and config.recall_positions == "full"
+    place, sinks_at_index = RECALL_POSITIONS[config.recall_positions]
+    at_index = bool(config.recall) and sinks_at_index
+    context = trained_context(model)
     keeper = make_keeper(spec.positions, policy, absolute_mode=absolute_mode, position_bound=spec.position_bound,
                          rebase_after=rebase_after, reencode=reencode, recall=config.recall,
-                         sinks_at_index=at_index, max_distance=trained_context(model) if at_index else None)  # fmt: skip
+                         sinks_at_index=at_index, max_distance=context if at_index else None)  # fmt: skip
     kept = limit - config.recall  # slots that keep tokens; the recall tier's R columns are scratch
     slots = kept if max_length is None else max(1, min(kept, max_length))
     store = _store(
         model, config, layout, slots, sinks_pristine=spec.positions == "rope" and not policy.per_layer
     )
-    recall = _recall_store(model, config, spec, layout, rows) if config.recall else None
+    recall = _recall_store(model, config, spec, layout, rows, place, context) if config.recall else None
     cache = BoundedCache(
         limit, policy, layout, keeper, store, position_bound=spec.position_bound, recall=recall
     )
@@ -107,9 +109,16 @@ def _layout(spec: hf.ModelSpec, limit: int) -> LayerLayout:
 
 
 def _recall_store(
-    model: Any, config: LimitConfig, spec: hf.ModelSpec, layout: LayerLayout, rows: int
+    model: Any,
+    config: LimitConfig,
+    spec: hf.ModelSpec,
+    layout: LayerLayout,
+    rows: int,
+    place: str,
+    context: int | None,
 ) -> RecallStore:
-    """The recall tier's store for the bounded layers (RoPE or none; attention through the registry)."""
+    """The recall tier's store for the bounded layers (RoPE or none; attention through the registry),
+    placing recalled tokens by `place` no farther than `context` (the trained context) from the query."""
     if spec.positions != "rope":
         raise hf.UnsupportedModelError(
             f"recall places recalled tokens by rotating RoPE keys; {spec.model_type} uses {spec.scheme}. "
@@ -141,8 +150,8 @@ def _recall_store(
         score=config.recall_score,
         block=block,
         every=config.recall_every,
-        place="packed" if config.recall_positions == "packed" else "distance",
-        max_distance=trained_context(model),
+        place=place,
+        max_distance=context,
     )
 
 

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from . import models as _models
 from .cache.quant import DEFAULT_KV_GROUP, KV_DTYPES, check_kv_group
-from .config import CACHE_OPTIONS, RECALL_DTYPES, RECALL_PLACES, RECALL_QUERIES, RECALL_SCORES, parse_bytes
+from .config import CACHE_OPTIONS, RECALL_DTYPES, RECALL_POSITIONS, RECALL_QUERIES, RECALL_SCORES, parse_bytes
 from .models import DEVICES, DTYPES, LoadedModel, ModelLoadError, load_model
 from .policies import POLICIES, RENAMED_SETTINGS, declared_settings, policies_taking, policy_names
 
@@ -123,7 +123,7 @@ def add_recall_arguments(group: Any) -> None:
                        help=f"{declared('recall_every')} (default: 1, every step)")  # fmt: skip
     group.add_argument("--recall-queries", metavar="N", type=int, default=None,
                        help=f"{declared('recall_queries')} (default: {RECALL_QUERIES})")  # fmt: skip
-    group.add_argument("--recall-positions", metavar="|".join(RECALL_PLACES), default=None,
+    group.add_argument("--recall-positions", metavar="|".join(RECALL_POSITIONS), default=None,
                        help=f"{declared('recall_positions')} (default: distance)")  # fmt: skip
 
 
@@ -144,9 +144,9 @@ def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
         raise CLIError(f"--recall-dtype {args.recall_dtype!r} is not one of none, {', '.join(RECALL_DTYPES)}")
     score = None if args.recall_score is None else recall_score_name(args.recall_score.strip().lower())
     places = None if args.recall_positions is None else args.recall_positions.strip().lower()
-    if places is not None and places not in RECALL_PLACES:
+    if places is not None and places not in RECALL_POSITIONS:
         raise CLIError(
-            f"--recall-positions {args.recall_positions!r} is not one of {', '.join(RECALL_PLACES)}"
+            f"--recall-positions {args.recall_positions!r} is not one of {', '.join(RECALL_POSITIONS)}"
         )
     return {
         "recall": args.recall or None,

@@ -28,9 +28,14 @@ from .policies import RENAMED_SETTINGS, EvictionPolicy, declared_settings, make_
 
 #: Where recalled tokens are attended (`recall_positions`): "distance" and "full" place each recalled token
 #: at its own distance from the query ("full" the sinks too: every attended token where the full cache has
-#: it), "packed" side by side before the recent window. The store knows two placements
-#: (`kvlimit.cache.recall.RECALL_PLACES`); the sinks are the position keeper's (`build_cache`).
-RECALL_PLACES = ("distance", "full", "packed")
+#: it), "packed" side by side before the recent window. Each value maps to the recall store's placement
+#: (one of `kvlimit.cache.recall.RECALL_PLACES`) and whether the position keeper puts the sinks at their
+#: own distance (`sinks_at_index`); `build_cache` reads both from here.
+RECALL_POSITIONS: dict[str, tuple[str, bool]] = {
+    "distance": ("distance", False),
+    "full": ("distance", True),
+    "packed": ("packed", False),
+}
 
 #: Ways the kept tokens of a learned-absolute-position model (GPT-2, OPT, GPT-BigCode) get positions.
 ABSOLUTE_POSITION_MODES = ("reencode", "clamp")
@@ -484,10 +489,10 @@ def _check_recall(
         )
     if score is not None and score not in RECALL_SCORES:
         raise ValueError(f"recall_score={score!r} is not one of {', '.join(map(repr, RECALL_SCORES))}")
-    if places is not None and places not in RECALL_PLACES:
+    if places is not None and places not in RECALL_POSITIONS:
         raise ValueError(
-            f"recall_positions={places!r} is not one of {', '.join(map(repr, RECALL_PLACES))} or None "
-            f"(distance){suggest(str(places), RECALL_PLACES)}"
+            f"recall_positions={places!r} is not one of {', '.join(map(repr, RECALL_POSITIONS))} or None "
+            f"(distance){suggest(str(places), list(RECALL_POSITIONS))}"
         )
     if tokens_per_block is not None and slots % tokens_per_block:
         divisors = [d for d in range(1, slots + 1) if slots % d == 0]

@@ -33,7 +33,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import psutil
 import torch
@@ -56,7 +56,7 @@ from ..clitools import (
     policy_settings_from_args,
     recall_values,
 )
-from ..config import LimitConfig, parse_bytes, recall_slots
+from ..config import RECALL_POSITIONS, LimitConfig, parse_bytes, recall_slots
 from ..policies import (
     EvictionPolicy,
     default_chunk,
@@ -166,6 +166,13 @@ def _add_comparison_arguments(runs: argparse._ArgumentGroup) -> None:
         help=f"dims per quantization block, one scale each (default: {DEFAULT_KV_GROUP})",
     )
     add_recall_list_argument(runs)
+    runs.add_argument(
+        "--recall-positions",
+        metavar="P[,P...]",
+        default=None,
+        help=f"where recalled tokens are attended, comma-separated, from {', '.join(RECALL_POSITIONS)}; each "
+        "recall tier runs with each, labelled sinks+recall256/full (default: distance)",
+    )
     add_policy_settings(runs)
 
 
@@ -315,7 +322,7 @@ def _run_jobs(
     results: list[PerplexityResult] = []
     jobs = plan.jobs(limits)
     try:
-        for number, (kind, limit, kv_dtype, recall) in enumerate(jobs, 1):
+        for number, job in enumerate(jobs, 1):
             prefix = f"[{number}/{len(jobs)}] "
 
             def report(event: PerplexityProgress, prefix: str = prefix) -> None:
@@ -324,7 +331,7 @@ def _run_jobs(
                     f"{event.tokens_per_s:.0f} tok/s, ppl {event.ppl:.3f}"
                 )
 
-            result = _evaluate(model, ids, (kind, limit, kv_dtype, recall), chunks, plan, report)
+            result = _evaluate(model, ids, job, chunks, plan, report)
             results.append(result)
             progress.clear()
             status(f"{prefix}{_one_line(result)}")
@@ -352,6 +359,24 @@ def _emit(
         print(_table(report_data, results))
 
 
+class _Job(NamedTuple):
+    """One run: a policy (or "recompute", "full"), its limit, storage, recall tier and placement."""
+
+    kind: str
+    limit: int | None
+    kv_dtype: str | None = None
+    recall: int = 0
+    positions: str = "distance"
+
+
+def _recall_positions_name(text: str) -> str:
+    """`text` if it names a `recall_positions` value, else a CLIError listing them."""
+    name = text.lower()
+    if name not in RECALL_POSITIONS:
+        raise CLIError(f"--recall-positions {text!r} is not one of {', '.join(RECALL_POSITIONS)}")
+    return name
+
+
 class _Plan:
     """The validated arguments (everything that can be checked before the model loads)."""
 
@@ -368,6 +393,15 @@ class _Plan:
         )
         self.kv_group = kv_group_from_args(args)
         self.recalls = _unique(recall_values(args.recall))
+        self.positions: list[str] = (
+            ["distance"]
+            if args.recall_positions is None
+            else _unique(
+                parse_list(args.recall_positions, _recall_positions_name, option="--recall-positions")
+            )
+        )
+        if args.recall_positions is not None and not any(self.recalls):
+            raise CLIError("--recall-positions goes with --recall R (R > 0)")
         self.max_tokens = _positive(args.max_tokens, "--max-tokens")
         self.chunk = _positive(args.chunk, "--chunk")
         self.segment = _positive(args.segment, "--segment")
@@ -467,17 +501,20 @@ class _Plan:
         slots = _unique([recall_slots(v, limit) for v in self.recalls]) or [0]
         return slots if not self.policy(name).per_layer else [0]
 
-    def jobs(self, limits: list[int]) -> list[tuple[str, int | None, str | None, int]]:
-        """(kind, limit, kv_dtype, recall) of every run, in order: per limit the baseline, then each
-        policy in each dtype with each recall tier."""
-        out: list[tuple[str, int | None, str | None, int]] = []
+    def jobs(self, limits: list[int]) -> list[_Job]:
+        """Every run, in order: per limit the baseline, then each policy in each dtype with each recall
+        tier (each recall tier with each of --recall-positions)."""
+        out: list[_Job] = []
         for limit in limits:
             if "recompute" in self.baselines:
-                out.append(("recompute", limit, None, 0))
-            out.extend((policy, limit, dtype, recall) for policy in self.policies for dtype in self.kv_dtypes
-                       for recall in self.recalls_for(policy, limit))  # fmt: skip
+                out.append(_Job("recompute", limit))
+            for policy in self.policies:
+                for dtype in self.kv_dtypes:
+                    for recall in self.recalls_for(policy, limit):
+                        out.extend(_Job(policy, limit, dtype, recall, place)
+                                   for place in (self.positions if recall else [self.positions[0]]))  # fmt: skip
         if "full" in self.baselines:
-            out.append(("full", None, None, 0))
+            out.append(_Job("full", None))
         if not out:
             raise CLIError("nothing to run: give at least one --policy or --baseline")
         return out
@@ -486,12 +523,12 @@ class _Plan:
 def _evaluate(
     model: Any,
     ids: list[int],
-    job: tuple[str, int | None, str | None, int],
+    job: _Job,
     chunks: dict[int | None, int],
     plan: _Plan,
     report: Any,
 ) -> PerplexityResult:
-    kind, limit, kv_dtype, recall = job
+    kind, limit, kv_dtype, recall, positions = job
     tensor = torch.tensor(ids, dtype=torch.long)
     chunk = chunks[limit]
     if kind == "full":
@@ -509,7 +546,7 @@ def _evaluate(
             model, tensor, cache_limit=limit, chunk=chunk, segment=plan.segment, progress=report
         )
     config = LimitConfig.create(limit, plan.policy(kind), kv_dtype=kv_dtype, kv_group=plan.kv_group,
-                                recall=recall or None)  # fmt: skip
+                                recall=recall or None, recall_positions=positions if recall else None)  # fmt: skip
     if recall and plan.chunk is None:  # the recalled slots are not room for a chunk
         chunk = min(chunk, config.policy.max_chunk(limit - recall))
     return streaming_perplexity(

@@ -260,6 +260,8 @@ def streaming_perplexity(
         )
     cache = build_cache(model, config)
     name = f"{pol.name}+recall{config.recall}" if config.recall else pol.name
+    if config.recall and config.recall_positions != "distance":  # the default placement is unnamed
+        name += f"/{config.recall_positions}"
     label = f"{name}@{cache_limit}" + (f":{kv_dtype}" if kv_dtype else "")
     n = ids.numel()
     run = _Run(label, n, progress)

@@ -45,7 +45,8 @@ class RopeSinks(PositionKeeper):
             tier puts the tokens it brings back (0 without recall).
         sinks_at_index: the sinks sit at their own distance from the query (token index less the
             row's shift, as recall_positions 'distance' and 'full' place recalled tokens; 'full' sets
-            this) instead of just before the recalled tokens; no farther than `max_distance` from the step's newest query.
+            this) instead of just before the recalled tokens, no farther than `max_distance` from the
+            step's newest query.
     """
 
     name: ClassVar[str] = "rope"
