@@ -155,6 +155,7 @@ def main() -> None:
     )
     parser.add_argument("--part", default="tune", choices=["tune", "held-out"])
     parser.add_argument("--kind", default="single", help="task kind: single, multi, story or mid-generation")
+    parser.add_argument("--tasks", default=None, help="only these tasks, comma-separated (default: every one)")
     parser.add_argument("--contexts", default="4096")
     parser.add_argument("--depths", default="0.1,0.5,0.9")
     parser.add_argument("--seeds", type=int, default=2)
@@ -170,7 +171,7 @@ def main() -> None:
     depths = [float(d) for d in args.depths.split(",")]
     results = []
     for task in retrieval.tasks(args.part):
-        if task.kind != args.kind:
+        if task.kind != args.kind or (args.tasks and task.name not in args.tasks.split(",")):
             continue
         for case in retrieval.cases(task, loaded.tokenizer, contexts, depths, range(args.seeds)):
             found = diagnose(loaded.model, loaded.tokenizer, case, args.mass)

@@ -64,7 +64,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     depths = [float(d) for d in args.depths.split(",")]
     seeds = list(range(args.seeds))
     specs = args.configs.split(",")
-    work = [(task, case) for task in retrieval.tasks(args.part)
+    chosen = retrieval.tasks(args.part)
+    if args.tasks:
+        names = args.tasks.split(",")
+        unknown = sorted(set(names) - {t.name for t in chosen})
+        if unknown:
+            raise SystemExit(
+                f"--tasks: {', '.join(unknown)} not in part {args.part}: {', '.join(t.name for t in chosen)}"
+            )
+        chosen = [t for t in chosen if t.name in names]
+    work = [(task, case) for task in chosen
             for case in retrieval.cases(task, loaded.tokenizer, contexts, depths, seeds)]  # fmt: skip
     results: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     records = []
@@ -81,7 +90,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                     correct=ok, answer_logprob=round(outcome.answer_logprob, 4)))  # fmt: skip
                 bar.update()
     return {
-        "part": args.part, "contexts": contexts, "depths": depths, "seeds": args.seeds, "fraction": args.fraction,
+        "part": args.part, "tasks": [t.name for t in chosen], "contexts": contexts, "depths": depths, "seeds": args.seeds, "fraction": args.fraction,
         "configs": specs, "seconds": round(time.perf_counter() - started, 1), "records": records,
         "summary": {spec: {key: [sum(v), len(v)] for key, v in cells.items()} for spec, cells in results.items()},
     }  # fmt: skip
@@ -164,6 +173,7 @@ def plot(result: dict[str, Any], path: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", default="tune", help="tune, held-out or both")
+    parser.add_argument("--tasks", default=None, help="only these tasks of the part, comma-separated")
     parser.add_argument("--contexts", default="1024,2048")
     parser.add_argument("--depths", default="0.1,0.5,0.9")
     parser.add_argument("--seeds", type=int, default=2, help="cases per task, context and depth")

@@ -28,6 +28,7 @@ def test_the_parts_are_apart():
     assert {t.plant for t in tune}.isdisjoint({t.plant for t in held})  # no phrasing in both
     assert {t.kind for t in tune} == {t.kind for t in held} == {"single", "multi", "story", "mid-generation"}
     assert {"botchan-a"} <= {t.filler for t in tune} and "botchan-a" not in {t.filler for t in held}
+    assert "source" not in {t.filler for t in tune} and "stdlib" not in {t.filler for t in held}  # code apart
     with pytest.raises(ValueError, match="part must be"):
         retrieval.tasks("all")
 

@@ -19,12 +19,14 @@ and returns an `Outcome`: the model's greedy answer (`correct` checks it) and th
 the answer's tokens teacher-forced after the question (on a copy of the cache), which says how near a
 cache came where a pass/fail answer only flips; `answer` is the greedy text alone. The fillers are
 texts the package ships or builds: the Botchan corpus (`kvlimit.eval.corpus`; two regions for the two
-parts), sentences made from a small grammar, and kvlimit's own source code.
+parts), sentences made from a small grammar, kvlimit's own source code (held-out) and the source of
+a few modules of Python's standard library (tune).
 """
 
 from __future__ import annotations
 
 import copy
+import importlib
 import pathlib
 import random
 import re
@@ -55,7 +57,8 @@ class Task:
         name: the task's name, unique in the suite.
         part: "tune" or "held-out".
         kind: "single", "multi", "story" or "mid-generation".
-        filler: "botchan-a", "botchan-b" (two regions of the corpus), "grammar" or "source".
+        filler: "botchan-a", "botchan-b" (two regions of the corpus), "grammar", "source" (kvlimit's
+            own code) or "stdlib" (code of Python's standard library).
         plant: the fact, a format string of `value` (and `item` for "multi").
         ask: the question and the answer's start, a format string of `item` for "multi".
         values: "number" (five digits), "name" or "city".
@@ -81,6 +84,8 @@ SUITE: tuple[Task, ...] = (
          "\n\nWhat was the name of the keeper of the lighthouse? His name was", "name"),
     Task("secret-while-writing", "tune", "mid-generation", "botchan-a", "The secret number is {value}.",
          "\n\nWhat is the secret number mentioned in the text above? The secret number is"),
+    Task("lock-combination", "tune", "single", "stdlib", "The combination of the lock is {value}.",
+         "\n\nWhat is the combination of the lock? The combination of the lock is"),
     Task("pass-key", "held-out", "single", "source", "The pass key is {value}. Remember it. {value} is the pass key.",
          "\n\nWhat is the pass key? The pass key is"),
     Task("safe-code", "held-out", "single", "botchan-b", "The code to open the safe is {value}.",
@@ -132,7 +137,19 @@ def filler_text(name: str) -> str:
     if name == "source":
         root = pathlib.Path(__file__).resolve().parents[1]
         return "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py")))
-    raise ValueError(f"unknown filler {name!r}; fillers: botchan-a, botchan-b, grammar, source")
+    if name == "stdlib":
+        return "\n\n".join(_module_source(module) for module in STDLIB_FILLER)
+    raise ValueError(f"unknown filler {name!r}; fillers: botchan-a, botchan-b, grammar, source, stdlib")
+
+
+#: pure-Python modules of the standard library whose source is the "stdlib" filler (code that is not
+#: kvlimit's, so a tune task on code shares no filler with the held-out pass keys)
+STDLIB_FILLER = ("argparse", "textwrap", "difflib", "calendar", "fractions", "shlex", "configparser")
+
+
+def _module_source(name: str) -> str:
+    module = importlib.import_module(name)
+    return pathlib.Path(str(module.__file__)).read_text(encoding="utf-8")
 
 
 def _grammar_text(sentences: int = 6000, seed: int = 11) -> str:
