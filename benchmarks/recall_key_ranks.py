@@ -155,7 +155,9 @@ def main() -> None:
     )
     parser.add_argument("--part", default="tune", choices=["tune", "held-out"])
     parser.add_argument("--kind", default="single", help="task kind: single, multi, story or mid-generation")
-    parser.add_argument("--tasks", default=None, help="only these tasks, comma-separated (default: every one)")
+    parser.add_argument(
+        "--tasks", default=None, help="only these tasks, comma-separated (default: every one)"
+    )
     parser.add_argument("--contexts", default="4096")
     parser.add_argument("--depths", default="0.1,0.5,0.9")
     parser.add_argument("--seeds", type=int, default=2)
