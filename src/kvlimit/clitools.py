@@ -134,6 +134,15 @@ def recall_score_name(text: str) -> str:
     return text
 
 
+def recall_positions_name(text: str) -> str:
+    """`text` (any case) if it names a `recall_positions` value, else a CLIError naming
+    `--recall-positions` and the values."""
+    name = text.strip().lower()
+    if name not in RECALL_POSITIONS:
+        raise CLIError(f"--recall-positions {text!r} is not one of {', '.join(RECALL_POSITIONS)}")
+    return name
+
+
 def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """LimitConfig's recall, recall_store, recall_dtype, recall_score, recall_block, recall_every,
     recall_queries and recall_positions from `--recall`, `--recall-store`, `--recall-dtype`, `--recall-score`,
@@ -143,11 +152,7 @@ def recall_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if dtype not in ("none", *RECALL_DTYPES):
         raise CLIError(f"--recall-dtype {args.recall_dtype!r} is not one of none, {', '.join(RECALL_DTYPES)}")
     score = None if args.recall_score is None else recall_score_name(args.recall_score.strip().lower())
-    places = None if args.recall_positions is None else args.recall_positions.strip().lower()
-    if places is not None and places not in RECALL_POSITIONS:
-        raise CLIError(
-            f"--recall-positions {args.recall_positions!r} is not one of {', '.join(RECALL_POSITIONS)}"
-        )
+    places = None if args.recall_positions is None else recall_positions_name(args.recall_positions)
     return {
         "recall": args.recall or None,
         "recall_store": args.recall_store,

@@ -54,6 +54,7 @@ from ..clitools import (
     parse_list,
     policy_name,
     policy_settings_from_args,
+    recall_positions_name,
     recall_values,
 )
 from ..config import RECALL_POSITIONS, LimitConfig, parse_bytes, recall_slots
@@ -369,14 +370,6 @@ class _Job(NamedTuple):
     positions: str = "distance"
 
 
-def _recall_positions_name(text: str) -> str:
-    """`text` if it names a `recall_positions` value, else a CLIError listing them."""
-    name = text.lower()
-    if name not in RECALL_POSITIONS:
-        raise CLIError(f"--recall-positions {text!r} is not one of {', '.join(RECALL_POSITIONS)}")
-    return name
-
-
 class _Plan:
     """The validated arguments (everything that can be checked before the model loads)."""
 
@@ -397,7 +390,7 @@ class _Plan:
             ["distance"]
             if args.recall_positions is None
             else _unique(
-                parse_list(args.recall_positions, _recall_positions_name, option="--recall-positions")
+                parse_list(args.recall_positions, recall_positions_name, option="--recall-positions")
             )
         )
         if args.recall_positions is not None and not any(self.recalls):
@@ -511,8 +504,8 @@ class _Plan:
             for policy in self.policies:
                 for dtype in self.kv_dtypes:
                     for recall in self.recalls_for(policy, limit):
-                        out.extend(_Job(policy, limit, dtype, recall, place)
-                                   for place in (self.positions if recall else [self.positions[0]]))  # fmt: skip
+                        places = self.positions if recall else ["distance"]  # no recall: nothing placed
+                        out.extend(_Job(policy, limit, dtype, recall, place) for place in places)
         if "full" in self.baselines:
             out.append(_Job("full", None))
         if not out:
