@@ -28,6 +28,7 @@ import json
 from typing import Any
 
 import torch
+from retrieval_suite import config_for as suite_config  # beside this script (run as `python benchmarks/...`)
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
 import kvlimit
@@ -151,14 +152,13 @@ def patch() -> None:
 
 
 def config_for(mode: str, context: int) -> kvlimit.LimitConfig | None:
+    """The retrieval suite's configuration for a mode (`retrieval_suite.config_for`, a quarter of the
+    context): the full cache, `sinks`, or recall R = L/4 scored by distance in the mode's placement."""
     value, _, place = mode.partition(":")
-    limit = context // 4
-    if value == "fullcache":
-        return None
-    if value == "sinks":
-        return kvlimit.LimitConfig.create(limit)
-    recall = max(16, round(0.25 * limit) // 16 * 16)
-    return kvlimit.LimitConfig.create(limit, recall=recall, recall_positions=place or "distance")
+    if value in ("fullcache", "sinks"):
+        return suite_config(value.replace("fullcache", "full"), context, 0.25)
+    suffix = {"": "", "distance": "", "full": ":full", "packed": ":packed"}[place]
+    return suite_config(f"recall:0.25:distance{suffix}", context, 0.25)
 
 
 def main() -> None:
