@@ -167,13 +167,17 @@ def main() -> None:
     )
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
+    try:
+        chosen = retrieval.tasks(args.part, args.tasks.split(",") if args.tasks else None)
+    except ValueError as exc:
+        raise SystemExit(f"--tasks: {exc}") from exc
     torch.set_num_threads(2)
     loaded = load_model(None)
     contexts = [int(c) for c in args.contexts.split(",")]
     depths = [float(d) for d in args.depths.split(",")]
     results = []
-    for task in retrieval.tasks(args.part):
-        if task.kind != args.kind or (args.tasks and task.name not in args.tasks.split(",")):
+    for task in chosen:
+        if task.kind != args.kind:
             continue
         for case in retrieval.cases(task, loaded.tokenizer, contexts, depths, range(args.seeds)):
             found = diagnose(loaded.model, loaded.tokenizer, case, args.mass)

@@ -58,21 +58,16 @@ def config_for(spec: str, context: int, fraction: float) -> kvlimit.LimitConfig 
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    try:
+        chosen = retrieval.tasks(args.part, args.tasks.split(",") if args.tasks else None)
+    except ValueError as exc:
+        raise SystemExit(f"--tasks: {exc}") from exc
     loaded = load_model(None)
     torch.set_num_threads(args.threads)
     contexts = [int(c) for c in args.contexts.split(",")]
     depths = [float(d) for d in args.depths.split(",")]
     seeds = list(range(args.seeds))
     specs = args.configs.split(",")
-    chosen = retrieval.tasks(args.part)
-    if args.tasks:
-        names = args.tasks.split(",")
-        unknown = sorted(set(names) - {t.name for t in chosen})
-        if unknown:
-            raise SystemExit(
-                f"--tasks: {', '.join(unknown)} not in part {args.part}: {', '.join(t.name for t in chosen)}"
-            )
-        chosen = [t for t in chosen if t.name in names]
     work = [(task, case) for task in chosen
             for case in retrieval.cases(task, loaded.tokenizer, contexts, depths, seeds)]  # fmt: skip
     results: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))

@@ -117,11 +117,20 @@ class Case:
     answer: str
 
 
-def tasks(part: str = "both") -> list[Task]:
-    """The tasks of one part ("tune", "held-out") or of both."""
+def tasks(part: str = "both", names: Sequence[str] | None = None) -> list[Task]:
+    """The tasks of one part ("tune", "held-out") or of both, in the suite's order; with `names`, only
+    those (each must be a task of the part)."""
     if part not in ("tune", "held-out", "both"):
         raise ValueError(f"part must be 'tune', 'held-out' or 'both'; got {part!r}")
-    return [t for t in SUITE if part in ("both", t.part)]
+    chosen = [t for t in SUITE if part in ("both", t.part)]
+    if names is None:
+        return chosen
+    unknown = sorted(set(names) - {t.name for t in chosen})
+    if unknown:
+        raise ValueError(
+            f"not in part {part!r}: {', '.join(unknown)}; its tasks: {', '.join(t.name for t in chosen)}"
+        )
+    return [t for t in chosen if t.name in names]
 
 
 def filler_text(name: str) -> str:
