@@ -11,6 +11,9 @@ weight the full cache gives it over the stored and attended tokens; and a value:
 - `mean`: the plain mean of the rest's values, per KV head;
 - `wmean`: their attention-weighted mean, the weights averaged over the KV head's query heads and a
   chunk's queries (one column serves them all);
+- `hwmean`: one column per query head (the last g columns of a KV head, g its query heads), each with
+  its head's bias (the other heads masked off) and its head's weighted mean (averaged over a chunk's
+  queries only);
 - `none`: the library as it is (no rest column); `fullcache`: the full cache; `sinks`: no recall.
 
 A mode may name the placement, `wmean:full` (`recall_positions`; default "distance"). Limit = a quarter
@@ -19,6 +22,11 @@ of the context, R = L/4, as the retrieval suite. Batch 1 only. It patches privat
 run: a diagnostic, not an API.
 
     python benchmarks/recall_rest_mass.py none,zero,mean,wmean,wmean:full --tasks lock-combination --seeds 3
+
+`--perplexity TOKENS` streams the corpus' first TOKENS tokens through each mode instead, at `--limits`
+(chunks of a quarter of the limit): what the rest column does to running text.
+
+    python benchmarks/recall_rest_mass.py sinks,none,wmean,hwmean --perplexity 10000 --limits 256,1024
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ from kvlimit.cache import recall as recall_module
 from kvlimit.cache import recall_hook, recall_static
 from kvlimit.cache.recall_static import _layer
 from kvlimit.eval import retrieval
+from kvlimit.eval.corpus import ensure_corpus
+from kvlimit.eval.perplexity import streaming_perplexity
 from kvlimit.models import load_model
 
 MODE = {"value": "none"}
@@ -56,6 +66,9 @@ def rest_column(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, rest:
     elif MODE["value"] == "mean":
         weight = rest.float()
         value = (values * weight[..., None]).sum((1, 2)) / weight.sum((1, 2)).clamp(min=1)[:, None]
+    elif MODE["value"] == "hwmean":  # one column per query head: (kv_heads, g, dim)
+        weight = torch.softmax(masked, dim=-1).nan_to_num(0).mean(dim=2)  # (kv_heads, g, n)
+        value = torch.einsum("kgn,knd->kgd", weight, values.flatten(1, 2))
     else:  # wmean
         weight = torch.softmax(masked, dim=-1).nan_to_num(0).mean(dim=(1, 2))  # (kv_heads, n)
         value = torch.einsum("kn,knd->kd", weight, values.flatten(1, 2))
@@ -77,9 +90,11 @@ def write_rest(
     heads, n = query_at_index.shape[1], query_at_index.shape[2]
     q = query_at_index[0].view(kv_heads, heads // kv_heads, n, -1)
     log_mass, rest_value = rest_column(q, keys.float(), values.float(), rest)
-    key[:, :, column] = 0
-    value[0, :, column] = rest_value.to(value.dtype)
-    PENDING[layer] = (column, log_mass.reshape(1, heads, n))
+    per_head = rest_value.dim() == 3  # hwmean: the last g columns, column j for query head j of each KV head
+    first = column - rest_value.shape[1] + 1 if per_head else column
+    key[:, :, first : column + 1] = 0
+    value[0, :, first : column + 1] = (rest_value if per_head else rest_value[:, None]).to(value.dtype)
+    PENDING[layer] = (first, column + 1 - first, log_mass.reshape(1, heads, n))
 
 
 def patch() -> None:
@@ -132,7 +147,7 @@ def patch() -> None:
     ) -> Any:
         layer = getattr(module, "layer_idx", None)
         if layer in PENDING:
-            column, log_mass = PENDING.pop(layer)
+            first, width, log_mass = PENDING.pop(layer)
             if mask is None:  # a decode step with nothing masked
                 mask = torch.zeros(
                     (query.shape[0], 1, 1, key.shape[-2]), dtype=query.dtype, device=query.device
@@ -142,7 +157,10 @@ def patch() -> None:
                     ~mask, float("-inf")
                 )
             mask = mask[..., : key.shape[-2]].expand(*query.shape[:3], -1).clone()
-            mask[..., column] += log_mass.to(mask.dtype)  # a masked column (early chunks) stays masked
+            own = torch.arange(query.shape[1], device=query.device) % width  # query head h's column
+            for j in range(width):  # a masked column (early chunks) stays masked
+                bias = log_mass.masked_fill((own != j)[None, :, None], float("-inf"))
+                mask[..., first + j] += bias.to(mask.dtype)
         return original_sdpa(module, query, key, value, mask, **kw)
 
     recall_module.RecallStore.recall = recall  # type: ignore[method-assign]
@@ -161,30 +179,59 @@ def config_for(mode: str, context: int) -> kvlimit.LimitConfig | None:
     return suite_config(f"recall:0.25:distance{suffix}", context, 0.25)
 
 
+def set_mode(mode: str) -> None:
+    value = mode.partition(":")[0]
+    MODE["value"] = value if value in ("zero", "mean", "wmean", "hwmean") else "none"
+
+
+def perplexity(loaded: Any, modes: list[str], tokens: int, limits: list[int]) -> None:
+    """Streaming perplexity of the corpus' first `tokens` tokens for each mode at each limit, in chunks of
+    a quarter of the limit (`streaming_perplexity`'s default): the rest column in running text."""
+    text = ensure_corpus().read_text(encoding="utf-8")
+    ids = loaded.tokenizer(text, return_attention_mask=False)["input_ids"][:tokens]
+    for limit in limits:
+        for mode in modes:
+            set_mode(mode)
+            config = config_for(mode, 4 * limit)
+            if config is None:
+                raise SystemExit("--perplexity: fullcache streams nothing (kvlimit ppl --baseline full)")
+            result = streaming_perplexity(loaded.model, ids, cache_limit=config)
+            print(f"limit {limit} {mode}: perplexity {result.ppl:.3f} ({result.seconds:.0f} s)", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "modes", help="comma-separated: none, zero, mean, wmean, fullcache, sinks [:PLACEMENT]"
+        "modes", help="comma-separated: none, zero, mean, wmean, hwmean, fullcache, sinks [:PLACEMENT]"
     )
     parser.add_argument("--part", default="tune", choices=["tune", "held-out"])
     parser.add_argument("--tasks", default="lock-combination")
     parser.add_argument("--context", type=int, default=4096)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--json", default=None)
+    parser.add_argument(
+        "--perplexity", type=int, default=None, metavar="TOKENS",
+        help="instead of retrieval: streaming perplexity of the corpus' first TOKENS tokens at --limits",
+    )  # fmt: skip
+    parser.add_argument("--limits", default="256,1024", help="cache limits of --perplexity (R = L/4)")
     args = parser.parse_args()
     torch.set_num_threads(2)
     patch()
     loaded = load_model(None)
     if loaded.model.config._attn_implementation != "sdpa":
         raise SystemExit("this experiment patches sdpa attention")
-    names = args.tasks.split(",")
-    cases = [case for task in retrieval.tasks(args.part) if task.name in names
+    if args.perplexity is not None:
+        perplexity(loaded, args.modes.split(","), args.perplexity, [int(n) for n in args.limits.split(",")])
+        return
+    try:
+        chosen = retrieval.tasks(args.part, args.tasks.split(","))
+    except ValueError as exc:
+        raise SystemExit(f"--tasks: {exc}") from exc
+    cases = [case for task in chosen
              for case in retrieval.cases(task, loaded.tokenizer, [args.context], [0.1, 0.5, 0.9], range(args.seeds))]  # fmt: skip
     out: dict[str, list[Any]] = {}
     for mode in args.modes.split(","):
-        MODE["value"] = (
-            mode.partition(":")[0] if mode.partition(":")[0] in ("zero", "mean", "wmean") else "none"
-        )
+        set_mode(mode)
         rows = []
         for case in cases:
             outcome = retrieval.run_case(loaded.model, loaded.tokenizer, case, config_for(mode, args.context))
