@@ -37,6 +37,7 @@ def test_tasks_by_name_keep_the_suite_order_and_refuse_a_name_of_the_other_part(
     tune, held = retrieval.tasks("tune"), retrieval.tasks("held-out")
     picked = [tune[-1].name, tune[0].name]
     assert retrieval.tasks("tune", picked) == [tune[0], tune[-1]]
+    assert retrieval.tasks("tune", tune[1].name) == [tune[1]]  # one name as a string, not its letters
     assert retrieval.tasks("both", [held[0].name, tune[0].name]) == [tune[0], held[0]]
     with pytest.raises(ValueError, match=f"not in part 'tune': {held[0].name}; its tasks: {tune[0].name}, "):
         retrieval.tasks("tune", [tune[0].name, held[0].name])

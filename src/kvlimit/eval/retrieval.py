@@ -119,12 +119,14 @@ class Case:
 
 def tasks(part: str = "both", names: Sequence[str] | None = None) -> list[Task]:
     """The tasks of one part ("tune", "held-out") or of both, in the suite's order; with `names`, only
-    those (each must be a task of the part)."""
+    those (each must be a task of the part; one name may be given as a string)."""
     if part not in ("tune", "held-out", "both"):
         raise ValueError(f"part must be 'tune', 'held-out' or 'both'; got {part!r}")
     chosen = [t for t in SUITE if part in ("both", t.part)]
     if names is None:
         return chosen
+    if isinstance(names, str):
+        names = [names]
     unknown = sorted(set(names) - {t.name for t in chosen})
     if unknown:
         raise ValueError(
