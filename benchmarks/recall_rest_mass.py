@@ -215,6 +215,10 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--limits", default="256,1024", help="cache limits of --perplexity (R = L/4)")
     args = parser.parse_args()
+    try:
+        chosen = retrieval.tasks(args.part, args.tasks.split(","))
+    except ValueError as exc:
+        raise SystemExit(f"--tasks: {exc}") from exc
     torch.set_num_threads(2)
     patch()
     loaded = load_model(None)
@@ -223,10 +227,6 @@ def main() -> None:
     if args.perplexity is not None:
         perplexity(loaded, args.modes.split(","), args.perplexity, [int(n) for n in args.limits.split(",")])
         return
-    try:
-        chosen = retrieval.tasks(args.part, args.tasks.split(","))
-    except ValueError as exc:
-        raise SystemExit(f"--tasks: {exc}") from exc
     cases = [case for task in chosen
              for case in retrieval.cases(task, loaded.tokenizer, [args.context], [0.1, 0.5, 0.9], range(args.seeds))]  # fmt: skip
     out: dict[str, list[Any]] = {}
